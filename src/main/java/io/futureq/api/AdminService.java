@@ -1,0 +1,103 @@
+package io.futureq.api;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.futureq.api.grpc.Admin;
+import io.futureq.api.grpc.ClusterInfo;
+import io.futureq.api.grpc.GetClusterInfoRequest;
+import io.futureq.api.grpc.GetTopicStatsRequest;
+import io.futureq.api.grpc.GroupStats;
+import io.futureq.api.grpc.ListTopicsRequest;
+import io.futureq.api.grpc.ListTopicsResponse;
+import io.futureq.api.grpc.Member;
+import io.futureq.api.grpc.TopicSummary;
+import io.futureq.log.GroupRegistry;
+import io.futureq.log.proto.TopicMeta;
+import io.futureq.storage.OrderedStore;
+import io.futureq.storage.StorageKeys;
+import io.futureq.topic.TopicRouter;
+import io.futureq.topic.TopicStats;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.function.Supplier;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.cluster.typed.Cluster;
+
+/** Admin API: topic listings, topic stats and cluster membership. */
+public final class AdminService implements Admin {
+  private final ActorSystem<?> system;
+  private final OrderedStore store;
+  private final Executor storageExecutor;
+  private final TopicRouter router;
+  private final String nodeId;
+  private final boolean clustered;
+  private final Supplier<String> grpcAddress;
+
+  public AdminService(ActorSystem<?> system, OrderedStore store, Executor storageExecutor, TopicRouter router,
+      String nodeId, boolean clustered, Supplier<String> grpcAddress) {
+    this.system = system;
+    this.store = store;
+    this.storageExecutor = storageExecutor;
+    this.router = router;
+    this.nodeId = nodeId;
+    this.clustered = clustered;
+    this.grpcAddress = grpcAddress;
+  }
+
+  @Override
+  public CompletionStage<ListTopicsResponse> listTopics(ListTopicsRequest in) {
+    return GrpcErrors.translate(CompletableFuture.supplyAsync(this::readTopics, storageExecutor));
+  }
+
+  private ListTopicsResponse readTopics() {
+    ListTopicsResponse.Builder out = ListTopicsResponse.newBuilder();
+    byte[] prefix = StorageKeys.topicMetaPrefix();
+    try (OrderedStore.View view = store.view();
+        OrderedStore.RangeIterator it = view.range(OrderedStore.Space.INDEX, prefix, StorageKeys.prefixEnd(prefix))) {
+      for (; it.valid(); it.next()) {
+        TopicMeta meta = TopicMeta.parseFrom(it.value());
+        out.addTopics(TopicSummary.newBuilder().setName(meta.getName()).setPending(meta.getPending())
+            .addAllGroups(GroupRegistry.read(store, meta.getName())));
+      }
+    } catch (InvalidProtocolBufferException e) {
+      throw new IllegalStateException("corrupt topic metadata", e);
+    }
+    return out.build();
+  }
+
+  @Override
+  public CompletionStage<io.futureq.api.grpc.TopicStats> getTopicStats(GetTopicStatsRequest in) {
+    try {
+      RequestValidator.name("topic", in.getTopic());
+    } catch (InvalidRequest e) {
+      return GrpcErrors.translate(CompletableFuture.failedFuture(e));
+    }
+    return GrpcErrors.translate(router.stats(in.getTopic()).thenApply(AdminService::toProto));
+  }
+
+  private static io.futureq.api.grpc.TopicStats toProto(TopicStats s) {
+    io.futureq.api.grpc.TopicStats.Builder out = io.futureq.api.grpc.TopicStats.newBuilder().setTopic(s.topic())
+        .setPending(s.pending()).setDueNow(s.dueNow()).setNextDueUnixMs(s.nextDueMs())
+        .setOldestDueAgeMs(s.oldestDueAgeMs());
+    s.groups().forEach(g -> out.addGroups(GroupStats.newBuilder().setName(g.group()).setConsumers(g.consumers())
+        .setInFlight(g.inFlight()).setReady(g.ready()).setDelayed(g.delayed())));
+    return out.build();
+  }
+
+  @Override
+  public CompletionStage<ClusterInfo> getClusterInfo(GetClusterInfoRequest in) {
+    Cluster cluster = Cluster.get(system);
+    ClusterInfo.Builder out = ClusterInfo.newBuilder().setMode(clustered ? "cluster" : "standalone")
+        .setSelfNodeId(nodeId);
+    cluster.state().getMembers().forEach(m -> {
+      boolean self = m.address().equals(cluster.selfMember().address());
+      Member.Builder member = Member.newBuilder().setAddress(m.address().toString()).setStatus(m.status().toString())
+          .setSelf(self).addAllRoles(m.getRoles());
+      if (self) {
+        member.setNodeId(nodeId).setGrpcAddress(grpcAddress.get());
+      }
+      out.addMembers(member);
+    });
+    return CompletableFuture.completedFuture(out.build());
+  }
+}

@@ -1,0 +1,39 @@
+package io.futureq.api;
+
+import io.futureq.api.grpc.Admin;
+import io.futureq.api.grpc.AdminHandlerFactory;
+import io.futureq.api.grpc.Consumer;
+import io.futureq.api.grpc.ConsumerHandlerFactory;
+import io.futureq.api.grpc.Producer;
+import io.futureq.api.grpc.ProducerHandlerFactory;
+import io.futureq.config.ApiSettings;
+import io.grpc.health.v1.Health;
+import io.grpc.health.v1.HealthHandlerFactory;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.grpc.javadsl.ServerReflection;
+import org.apache.pekko.grpc.javadsl.ServiceHandler;
+import org.apache.pekko.http.javadsl.Http;
+import org.apache.pekko.http.javadsl.ServerBinding;
+import org.apache.pekko.http.javadsl.model.HttpRequest;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
+import org.apache.pekko.japi.function.Function;
+
+/** Binds the gRPC services (plus health and reflection) on one HTTP/2 port. */
+public final class ApiServer {
+  private ApiServer() {}
+
+  public static CompletionStage<ServerBinding> bind(ActorSystem<?> system, ApiSettings settings, ProducerService producer,
+      ConsumerService consumer, AdminService admin, HealthService health) {
+    @SuppressWarnings("unchecked")
+    Function<HttpRequest, CompletionStage<HttpResponse>> handler = ServiceHandler.concatOrNotFound(
+        ProducerHandlerFactory.partial(producer, Producer.name, system),
+        ConsumerHandlerFactory.partial(consumer, Consumer.name, system),
+        AdminHandlerFactory.partial(admin, Admin.name, system),
+        HealthHandlerFactory.partial(health, Health.name, system),
+        ServerReflection.create(List.of(Producer.description, Consumer.description, Admin.description,
+            Health.description), system));
+    return Http.get(system).newServerAt(settings.host(), settings.port()).bind(handler);
+  }
+}

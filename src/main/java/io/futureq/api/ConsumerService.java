@@ -1,0 +1,99 @@
+package io.futureq.api;
+
+import io.futureq.api.grpc.Consumer;
+import io.futureq.api.grpc.ConsumerFrame;
+import io.futureq.api.grpc.Delivery;
+import io.futureq.config.ApiSettings;
+import io.futureq.config.GroupSettings;
+import io.futureq.config.TopicSettings;
+import io.futureq.group.GroupDirectory;
+import io.futureq.group.SubscriberSession;
+import java.util.Optional;
+import java.util.UUID;
+import org.apache.pekko.NotUsed;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Props;
+import org.apache.pekko.grpc.GrpcServiceException;
+import org.apache.pekko.japi.Pair;
+import org.apache.pekko.stream.OverflowStrategy;
+import org.apache.pekko.stream.javadsl.Source;
+import org.apache.pekko.stream.typed.javadsl.ActorSink;
+import org.apache.pekko.stream.typed.javadsl.ActorSource;
+
+/**
+ * Consumer API: checks the init frame, then hands the stream to a {@link SubscriberSession} actor
+ * that joins the group and relays deliveries, acks and nacks.
+ */
+public final class ConsumerService implements Consumer {
+  private final ActorSystem<?> system;
+  private final ApiSettings settings;
+  private final GroupSettings groupSettings;
+  private final TopicSettings topicSettings;
+  private final RequestValidator validator;
+  private final GroupDirectory directory;
+
+  public ConsumerService(ActorSystem<?> system, ApiSettings settings, GroupSettings groupSettings,
+      TopicSettings topicSettings, GroupDirectory directory) {
+    this.system = system;
+    this.settings = settings;
+    this.groupSettings = groupSettings;
+    this.topicSettings = topicSettings;
+    this.validator = new RequestValidator(settings);
+    this.directory = directory;
+  }
+
+  @Override
+  public Source<Delivery, NotUsed> subscribe(Source<ConsumerFrame, NotUsed> in) {
+    return in.prefixAndTail(1).flatMapConcat(pair -> {
+      if (pair.first().isEmpty()) {
+        return Source.<Delivery>empty();
+      }
+      ConsumerFrame first = pair.first().get(0);
+      SubscriberSession.Init init;
+      try {
+        init = init(first);
+      } catch (InvalidRequest e) {
+        return Source.<Delivery>failed(GrpcErrors.toException(e));
+      }
+      return session(init, pair.second());
+    }).mapMaterializedValue(m -> NotUsed.getInstance());
+  }
+
+  private SubscriberSession.Init init(ConsumerFrame first) {
+    if (first.getFrameCase() != ConsumerFrame.FrameCase.INIT) {
+      throw InvalidRequest.invalid("frame: the first frame must be an init, got " + first.getFrameCase());
+    }
+    int maxInFlight = validator.subscribe(first.getInit());
+    return new SubscriberSession.Init(first.getInit().getTopic(), first.getInit().getGroup(), maxInFlight,
+        groupSettings.maxRequeueDelay(), topicSettings.retryBackoff());
+  }
+
+  private Source<Delivery, NotUsed> session(SubscriberSession.Init init, Source<ConsumerFrame, NotUsed> rest) {
+    // Credit bounds what a session holds: at most max-in-flight deliveries are outstanding.
+    Pair<ActorRef<SubscriberSession.Output>, Source<SubscriberSession.Output, NotUsed>> out =
+        ActorSource.<SubscriberSession.Output>actorRef(o -> o instanceof SubscriberSession.Close,
+            o -> o instanceof SubscriberSession.Fail f ? Optional.of(new GrpcServiceException(f.status()))
+                : Optional.empty(),
+            init.maxInFlight() + 16, OverflowStrategy.fail()).preMaterialize(system);
+    ActorRef<SubscriberSession.Command> session = system.systemActorOf(
+        SubscriberSession.create(init, directory, out.first()), "subscriber-" + UUID.randomUUID(), Props.empty());
+    rest.<SubscriberSession.Command>map(SubscriberSession.FrameReceived::new)
+        .runWith(ActorSink.<SubscriberSession.Command>actorRef(session, new SubscriberSession.StreamEnded(),
+            failure -> new SubscriberSession.StreamEnded()), system);
+    return out.second()
+        .watchTermination((mat, done) -> {
+          done.whenComplete((d, f) -> session.tell(new SubscriberSession.StreamEnded()));
+          return mat;
+        })
+        .collect(new org.apache.pekko.japi.JavaPartialFunction<SubscriberSession.Output, Delivery>() {
+          @Override
+          public Delivery apply(SubscriberSession.Output o, boolean isCheck) {
+            if (o instanceof SubscriberSession.Emit e) {
+              return e.delivery();
+            }
+            throw noMatch();
+          }
+        });
+  }
+}

@@ -1,0 +1,66 @@
+package io.futureq.api;
+
+import io.futureq.log.LogClosedException;
+import io.futureq.storage.StorageException;
+import io.grpc.Status;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeoutException;
+import org.apache.pekko.grpc.GrpcServiceException;
+import org.apache.pekko.pattern.StatusReply;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The one map from failures to gRPC statuses. Anything unexpected is INTERNAL and logged once. */
+final class GrpcErrors {
+  private static final Logger LOG = LoggerFactory.getLogger(GrpcErrors.class);
+
+  private GrpcErrors() {}
+
+  static Status toStatus(Throwable failure) {
+    Throwable t = unwrap(failure);
+    if (t instanceof GrpcServiceException g) {
+      return g.getStatus();
+    }
+    if (t instanceof InvalidRequest r) {
+      return Status.fromCode(r.code()).withDescription(r.getMessage());
+    }
+    if (t instanceof StorageException || t instanceof LogClosedException) {
+      return Status.UNAVAILABLE.withDescription(t.getMessage());
+    }
+    if (t instanceof TimeoutException) {
+      return Status.DEADLINE_EXCEEDED.withDescription("the broker did not finish in time: " + t.getMessage()
+          + "; a publish may still complete, so retry with a key");
+    }
+    if (t instanceof StatusReply.ErrorMessage) {
+      return Status.UNAVAILABLE.withDescription(t.getMessage());
+    }
+    LOG.error("unexpected failure answering a request", t);
+    return Status.INTERNAL.withDescription("internal error: " + t.getClass().getSimpleName());
+  }
+
+  static GrpcServiceException toException(Throwable failure) {
+    return new GrpcServiceException(toStatus(failure));
+  }
+
+  /** The same outcome, failing with the status-carrying exception pekko-grpc sends to the client. */
+  static <T> CompletionStage<T> translate(CompletionStage<T> stage) {
+    CompletableFuture<T> out = new CompletableFuture<>();
+    stage.whenComplete((value, failure) -> {
+      if (failure == null) {
+        out.complete(value);
+      } else {
+        out.completeExceptionally(toException(failure));
+      }
+    });
+    return out;
+  }
+
+  private static Throwable unwrap(Throwable t) {
+    while (t instanceof CompletionException && t.getCause() != null) {
+      t = t.getCause();
+    }
+    return t;
+  }
+}

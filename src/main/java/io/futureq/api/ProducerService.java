@@ -1,0 +1,133 @@
+package io.futureq.api;
+
+import com.google.protobuf.ByteString;
+import io.futureq.api.grpc.CancelRequest;
+import io.futureq.api.grpc.CancelResponse;
+import io.futureq.api.grpc.Producer;
+import io.futureq.api.grpc.PublishError;
+import io.futureq.api.grpc.PublishRequest;
+import io.futureq.api.grpc.PublishResponse;
+import io.futureq.config.AckLevel;
+import io.futureq.config.ApiSettings;
+import io.futureq.log.CommandResult;
+import io.futureq.log.EventLog;
+import io.futureq.log.proto.CancelMessage;
+import io.futureq.log.proto.LogCommand;
+import io.futureq.metrics.ApiMetrics;
+import io.futureq.storage.MessageIds;
+import io.grpc.Status;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import org.apache.pekko.NotUsed;
+import org.apache.pekko.stream.javadsl.Source;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Producer API: validates, appends one log command per request, answers after commit. */
+public final class ProducerService implements Producer {
+  private static final Logger LOG = LoggerFactory.getLogger(ProducerService.class);
+
+  private final ApiSettings settings;
+  private final RequestValidator validator;
+  private final EventLog eventLog;
+  private final ApiMetrics metrics = new ApiMetrics();
+
+  public ProducerService(ApiSettings settings, EventLog eventLog) {
+    this.settings = settings;
+    this.validator = new RequestValidator(settings);
+    this.eventLog = eventLog;
+  }
+
+  @Override
+  public Source<PublishResponse, NotUsed> publishStream(Source<PublishRequest, NotUsed> in) {
+    return in.mapAsync(settings.publishParallelism(), request -> publishOne(request).handle((response, failure) -> {
+      if (failure == null) {
+        return response;
+      }
+      Status status = GrpcErrors.toStatus(failure);
+      return PublishResponse.newBuilder().setRequestId(request.getRequestId())
+          .setError(PublishError.newBuilder().setCode(status.getCode().value())
+              .setMessage(status.getDescription() == null ? status.getCode().name() : status.getDescription()))
+          .build();
+    }));
+  }
+
+  @Override
+  public CompletionStage<PublishResponse> publish(PublishRequest request) {
+    return GrpcErrors.translate(publishOne(request));
+  }
+
+  private CompletableFuture<PublishResponse> publishOne(PublishRequest request) {
+    long start = System.nanoTime();
+    LogCommand command;
+    AckLevel level;
+    try {
+      level = validator.ackLevel(request);
+      command = validator.publish(request, System.currentTimeMillis());
+    } catch (InvalidRequest e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    metrics.batchSize.record(request.getMessagesCount());
+    CompletableFuture<CommandResult> appended = eventLog.append(command).toCompletableFuture();
+    PublishResponse.Builder response = PublishResponse.newBuilder().setRequestId(request.getRequestId());
+    if (level == AckLevel.NONE) {
+      appended.whenComplete((r, failure) -> {
+        if (failure != null) {
+          LOG.warn("a publish with ack level NONE (request {}) was not stored: {}", request.getRequestId(),
+              failure.getMessage());
+        }
+      });
+      metrics.publishLatency.record(System.nanoTime() - start);
+      return CompletableFuture.completedFuture(response.build());
+    }
+    return appended.orTimeout(settings.requestTimeout().toMillis(), TimeUnit.MILLISECONDS).thenApply(result -> {
+      for (CommandResult.StoredRef ref : ((CommandResult.Stored) result).messages()) {
+        response.addMessageIds(MessageIds.of(ref.storageKey())).addDuplicate(ref.duplicate());
+      }
+      metrics.publishLatency.record(System.nanoTime() - start);
+      return response.build();
+    });
+  }
+
+  @Override
+  public CompletionStage<CancelResponse> cancel(CancelRequest request) {
+    CancelMessage.Builder cancel = CancelMessage.newBuilder().setTopic(request.getTopic());
+    try {
+      RequestValidator.name("topic", request.getTopic());
+      switch (request.getTargetCase()) {
+        case KEY:
+          if (request.getKey().isEmpty()) {
+            throw InvalidRequest.invalid("key: must not be empty");
+          }
+          cancel.setKey(request.getKey());
+          break;
+        case MESSAGE_ID:
+          cancel.setStorageKey(ByteString.copyFrom(storageKey(request)));
+          break;
+        default:
+          throw InvalidRequest.invalid("target: set key or message_id");
+      }
+    } catch (InvalidRequest e) {
+      return GrpcErrors.translate(CompletableFuture.failedFuture(e));
+    }
+    return GrpcErrors.translate(eventLog.append(LogCommand.newBuilder().setCancel(cancel).build()).toCompletableFuture()
+        .orTimeout(settings.requestTimeout().toMillis(), TimeUnit.MILLISECONDS)
+        .thenApply(result -> {
+          CommandResult.Cancelled cancelled = (CommandResult.Cancelled) result;
+          CancelResponse.Builder out = CancelResponse.newBuilder().setExisted(cancelled.existed());
+          if (cancelled.existed()) {
+            out.setMessageId(MessageIds.of(cancelled.storageKey()));
+          }
+          return out.build();
+        }));
+  }
+
+  private static byte[] storageKey(CancelRequest request) {
+    try {
+      return MessageIds.storageKey(request.getTopic(), request.getMessageId());
+    } catch (IllegalArgumentException e) {
+      throw InvalidRequest.invalid("message_id: " + e.getMessage());
+    }
+  }
+}

@@ -1,0 +1,162 @@
+package io.futureq.api;
+
+import io.futureq.api.grpc.Message;
+import io.futureq.api.grpc.PublishRequest;
+import io.futureq.api.grpc.SubscribeInit;
+import io.futureq.config.AckLevel;
+import io.futureq.config.ApiSettings;
+import io.futureq.log.proto.LogCommand;
+import io.futureq.log.proto.NewMessage;
+import io.futureq.log.proto.StoreBatch;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+
+/** Checks requests against the limits in {@code futureq.api}; throws {@link InvalidRequest}. */
+final class RequestValidator {
+  static final int MAX_NAME_LENGTH = 249;
+
+  private final ApiSettings settings;
+
+  RequestValidator(ApiSettings settings) {
+    this.settings = settings;
+  }
+
+  /** Topic and group names: 1-249 characters of [A-Za-z0-9._-]. */
+  static void name(String field, String value) {
+    if (value.isEmpty()) {
+      throw InvalidRequest.invalid(field + ": must not be empty");
+    }
+    if (value.length() > MAX_NAME_LENGTH) {
+      throw InvalidRequest.invalid(field + ": " + value.length() + " characters, more than " + MAX_NAME_LENGTH);
+    }
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+          || c == '.' || c == '_' || c == '-';
+      if (!ok) {
+        throw InvalidRequest.invalid(field + ": character '" + c + "' at position " + i
+            + " is not allowed (use A-Z, a-z, 0-9, '.', '_', '-')");
+      }
+    }
+  }
+
+  AckLevel ackLevel(PublishRequest request) {
+    AckLevel level;
+    switch (request.getAckLevel()) {
+      case ACK_LEVEL_UNSPECIFIED:
+      case ACK_LEVEL_QUORUM:
+        level = AckLevel.QUORUM;
+        break;
+      case ACK_LEVEL_LEADER:
+        level = AckLevel.LEADER;
+        break;
+      case ACK_LEVEL_NONE:
+        level = AckLevel.NONE;
+        break;
+      default:
+        throw InvalidRequest.invalid("ack_level: unknown value " + request.getAckLevelValue());
+    }
+    if (level.compareTo(settings.minAckLevel()) < 0) {
+      throw InvalidRequest.invalid("ack_level: " + level + " is below the broker minimum "
+          + settings.minAckLevel() + " (futureq.api.min-ack-level)");
+    }
+    return level;
+  }
+
+  /** Validates a whole publish request and turns it into one log command, or rejects it whole. */
+  LogCommand publish(PublishRequest request, long nowMs) {
+    int count = request.getMessagesCount();
+    if (count == 0) {
+      throw InvalidRequest.invalid("messages: must not be empty");
+    }
+    if (count > settings.maxBatchMessages()) {
+      throw InvalidRequest.tooLarge("messages: " + count + " messages, more than the limit of "
+          + settings.maxBatchMessages() + " (futureq.api.max-batch-messages)");
+    }
+    StoreBatch.Builder batch = StoreBatch.newBuilder().setEnqueuedMs(nowMs);
+    long bytes = 0;
+    for (int i = 0; i < count; i++) {
+      Message m = request.getMessages(i);
+      batch.addMessages(message(m, "messages[" + i + "]", nowMs));
+      bytes += m.getPayload().size() + m.getKey().length();
+      for (Map.Entry<String, String> h : m.getHeadersMap().entrySet()) {
+        bytes += h.getKey().length() + h.getValue().length();
+      }
+    }
+    if (bytes > settings.maxBatchBytes()) {
+      throw InvalidRequest.tooLarge("messages: " + bytes + " bytes in all, more than the limit of "
+          + settings.maxBatchBytes() + " (futureq.api.max-batch-size)");
+    }
+    return LogCommand.newBuilder().setStore(batch).build();
+  }
+
+  private NewMessage message(Message m, String field, long nowMs) {
+    name(field + ".topic", m.getTopic());
+    if (m.getPayload().size() > settings.maxPayloadBytes()) {
+      throw InvalidRequest.tooLarge(field + ".payload: " + m.getPayload().size() + " bytes, more than the limit of "
+          + settings.maxPayloadBytes() + " (futureq.api.max-payload-size)");
+    }
+    long dueMs = dueMs(m, field, nowMs);
+    if (m.getTtlMs() < 0) {
+      throw InvalidRequest.invalid(field + ".ttl_ms: must not be negative, got " + m.getTtlMs());
+    }
+    if (m.getTtlMs() > settings.maxTtl().toMillis()) {
+      throw InvalidRequest.invalid(field + ".ttl_ms: " + m.getTtlMs() + " exceeds the maximum of "
+          + settings.maxTtl().toMillis() + " (futureq.api.max-ttl)");
+    }
+    int keyBytes = m.getKey().getBytes(StandardCharsets.UTF_8).length;
+    if (keyBytes > settings.maxKeyBytes()) {
+      throw InvalidRequest.invalid(field + ".key: " + keyBytes + " bytes, more than the limit of "
+          + settings.maxKeyBytes() + " (futureq.api.max-key-length)");
+    }
+    if (m.getHeadersCount() > settings.maxHeaders()) {
+      throw InvalidRequest.invalid(field + ".headers: " + m.getHeadersCount() + " headers, more than the limit of "
+          + settings.maxHeaders() + " (futureq.api.max-headers)");
+    }
+    return NewMessage.newBuilder().setTopic(m.getTopic()).setPayload(m.getPayload()).setKey(m.getKey())
+        .putAllHeaders(m.getHeadersMap()).setDueMs(dueMs)
+        .setExpireMs(m.getTtlMs() == 0 ? 0 : dueMs + m.getTtlMs()).build();
+  }
+
+  /** The due time; one in the past means due now, so due times never precede acceptance. */
+  private long dueMs(Message m, String field, long nowMs) {
+    long delay;
+    switch (m.getDueCase()) {
+      case DELAY_MS:
+        if (m.getDelayMs() < 0) {
+          throw InvalidRequest.invalid(field + ".delay_ms: must not be negative, got " + m.getDelayMs());
+        }
+        delay = m.getDelayMs();
+        break;
+      case DELIVER_AT_UNIX_MS:
+        if (m.getDeliverAtUnixMs() < 0) {
+          throw InvalidRequest.invalid(field + ".deliver_at_unix_ms: must not be negative, got "
+              + m.getDeliverAtUnixMs());
+        }
+        delay = Math.max(0, m.getDeliverAtUnixMs() - nowMs);
+        break;
+      default:
+        delay = 0;
+    }
+    if (delay > settings.maxDelay().toMillis()) {
+      throw InvalidRequest.invalid(field + "." + (m.getDueCase() == Message.DueCase.DELIVER_AT_UNIX_MS
+          ? "deliver_at_unix_ms" : "delay_ms") + ": due " + delay + "ms from now, beyond the maximum delay of "
+          + settings.maxDelay().toMillis() + "ms (futureq.api.max-delay)");
+    }
+    return nowMs + delay;
+  }
+
+  /** Validates an init frame and returns the effective max in flight. */
+  int subscribe(SubscribeInit init) {
+    name("init.topic", init.getTopic());
+    if (!init.getGroup().isEmpty()) {
+      name("init.group", init.getGroup());
+    }
+    int max = init.getMaxInFlight() == 0 ? settings.defaultMaxInFlight() : init.getMaxInFlight();
+    if (max < 0 || max > settings.maxInFlight()) {
+      throw InvalidRequest.tooLarge("init.max_in_flight: " + Integer.toUnsignedString(init.getMaxInFlight())
+          + " is more than the limit of " + settings.maxInFlight() + " (futureq.api.max-in-flight)");
+    }
+    return max;
+  }
+}

@@ -1,0 +1,4 @@
+package io.futureq.app;
+
+/** Marker for messages that cross nodes; bound to jackson-cbor in conf/futureq.conf. */
+public interface CborSerializable {}

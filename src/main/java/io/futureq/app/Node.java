@@ -1,0 +1,196 @@
+package io.futureq.app;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.futureq.api.AdminService;
+import io.futureq.api.ApiServer;
+import io.futureq.api.ConsumerService;
+import io.futureq.api.HealthService;
+import io.futureq.api.ProducerService;
+import io.futureq.config.BrokerSettings;
+import io.futureq.log.BrokerStateMachine;
+import io.futureq.log.EventLog;
+import io.futureq.log.LocalEventLog;
+import io.futureq.log.proto.TopicMeta;
+import io.futureq.metrics.LogMetrics;
+import io.futureq.metrics.MetricsServer;
+import io.futureq.storage.OrderedStore;
+import io.futureq.storage.RocksStore;
+import io.futureq.storage.StorageKeys;
+import io.futureq.topic.AppliedAnnouncer;
+import io.futureq.topic.TopicContext;
+import io.futureq.topic.TopicEntity;
+import io.futureq.topic.TopicRouter;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.CoordinatedShutdown;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.DispatcherSelector;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
+import org.apache.pekko.cluster.typed.Cluster;
+import org.apache.pekko.cluster.typed.Join;
+import org.apache.pekko.http.javadsl.ServerBinding;
+import org.apache.pekko.management.javadsl.PekkoManagement;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The composition root: opens storage, starts the actor system, the event log, sharding, gRPC,
+ * metrics and management, and registers the graceful shutdown that undoes it in reverse.
+ */
+public final class Node implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Node.class);
+  private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
+
+  private final ActorSystem<Void> system;
+  private final ServerBinding binding;
+  private final OrderedStore store;
+
+  private Node(ActorSystem<Void> system, ServerBinding binding, OrderedStore store) {
+    this.system = system;
+    this.binding = binding;
+    this.store = store;
+  }
+
+  /**
+   * Starts a broker and returns once it serves.
+   *
+   * @throws StartupException if storage cannot be opened or a port cannot be bound
+   */
+  public static Node start(BrokerSettings settings) {
+    RocksStore store;
+    BrokerStateMachine stateMachine;
+    try {
+      store = RocksStore.open(settings.storage().dataDir(), settings.storage());
+    } catch (RuntimeException e) {
+      throw new StartupException(e.getMessage(), e);
+    }
+    try {
+      stateMachine = new BrokerStateMachine(store, settings.topic().bucketMs());
+    } catch (RuntimeException e) {
+      store.close();
+      throw new StartupException(e.getMessage(), e);
+    }
+    if (settings.metrics().enabled()) {
+      MetricsServer.start(settings.metrics(), settings.config());
+    }
+    ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "futureq", settings.config());
+    try {
+      return wire(settings, system, store, stateMachine);
+    } catch (RuntimeException e) {
+      system.terminate();
+      awaitQuietly(system);
+      store.close();
+      throw new StartupException("cannot start the broker: " + e.getMessage(), e);
+    }
+  }
+
+  private static Node wire(BrokerSettings settings, ActorSystem<Void> system, RocksStore store,
+      BrokerStateMachine stateMachine) {
+    Cluster cluster = Cluster.get(system);
+    cluster.manager().tell(Join.create(cluster.selfMember().address()));
+    ClusterSharding sharding = ClusterSharding.get(system);
+    Duration askTimeout = settings.api().requestTimeout();
+    TopicRouter router = new TopicRouter(sharding, askTimeout);
+    LogMetrics logMetrics = new LogMetrics();
+    EventLog eventLog = new LocalEventLog(store, stateMachine, settings.storage().fsync(),
+        settings.storage().groupCommitMaxCommands(), new AppliedAnnouncer(router), logMetrics::recordCommit);
+    Executor storageExecutor = system.dispatchers().lookup(DispatcherSelector.fromConfig("futureq-blocking-dispatcher"));
+    TopicEntity.init(sharding, new TopicContext(settings.topic(), settings.group(), store, stateMachine.bucketMs(),
+        eventLog, storageExecutor, askTimeout));
+
+    Readiness readiness = Readiness.get(system);
+    String[] grpcAddress = {""};
+    ProducerService producer = new ProducerService(settings.api(), eventLog);
+    ConsumerService consumer = new ConsumerService(system, settings.api(), settings.group(), settings.topic(), router);
+    AdminService admin = new AdminService(system, store, storageExecutor, router, settings.cluster().nodeId(),
+        settings.cluster().enabled(), () -> grpcAddress[0]);
+    HealthService health = new HealthService(readiness::isReady);
+    ServerBinding binding = await(ApiServer.bind(system, settings.api(), producer, consumer, admin, health)
+        .toCompletableFuture(), "bind gRPC on " + settings.api().host() + ":" + settings.api().port());
+    grpcAddress[0] = settings.api().host() + ":" + binding.localAddress().getPort();
+    registerShutdown(system, binding, eventLog, store, readiness, settings.metrics().enabled());
+    await(PekkoManagement.get(system).start().toCompletableFuture(), "start Pekko Management on "
+        + settings.management().host() + ":" + settings.management().port());
+    readiness.set(true);
+    wakeTopics(store, router);
+    LOG.info("FutureQ node {} serving gRPC on {} (data in {})", settings.cluster().nodeId(), grpcAddress[0],
+        settings.storage().dataDir().toAbsolutePath());
+    return new Node(system, binding, store);
+  }
+
+  private static void registerShutdown(ActorSystem<Void> system, ServerBinding binding, EventLog eventLog,
+      OrderedStore store, Readiness readiness, boolean metrics) {
+    CoordinatedShutdown shutdown = CoordinatedShutdown.get(system);
+    shutdown.addTask(CoordinatedShutdown.PhaseServiceUnbind(), "futureq-unbind", () -> {
+      readiness.set(false);
+      return binding.unbind().thenApply(d -> Done.getInstance());
+    });
+    shutdown.addTask(CoordinatedShutdown.PhaseServiceRequestsDone(), "futureq-drain-requests",
+        () -> binding.terminate(Duration.ofSeconds(5)).thenApply(t -> Done.getInstance()));
+    shutdown.addTask(CoordinatedShutdown.PhaseBeforeActorSystemTerminate(), "futureq-close-storage",
+        () -> CompletableFuture.supplyAsync(() -> {
+          eventLog.close();
+          store.close();
+          if (metrics) {
+            MetricsServer.stop();
+          }
+          return Done.getInstance();
+        }));
+  }
+
+  /** Starts the entity of every topic with stored messages, so expiry timers run from boot. */
+  private static void wakeTopics(OrderedStore store, TopicRouter router) {
+    byte[] prefix = StorageKeys.topicMetaPrefix();
+    try (OrderedStore.View view = store.view();
+        OrderedStore.RangeIterator it = view.range(OrderedStore.Space.INDEX, prefix, StorageKeys.prefixEnd(prefix))) {
+      for (; it.valid(); it.next()) {
+        TopicMeta meta = TopicMeta.parseFrom(it.value());
+        if (meta.getPending() > 0) {
+          router.tell(meta.getName(), new TopicEntity.Wake());
+        }
+      }
+    } catch (InvalidProtocolBufferException e) {
+      throw new IllegalStateException("corrupt topic metadata", e);
+    }
+  }
+
+  public ActorSystem<Void> system() {
+    return system;
+  }
+
+  public int grpcPort() {
+    return binding.localAddress().getPort();
+  }
+
+  public OrderedStore store() {
+    return store;
+  }
+
+  /** Runs the graceful shutdown and waits for it. */
+  @Override
+  public void close() {
+    CoordinatedShutdown.get(system).run(CoordinatedShutdown.unknownReason());
+    awaitQuietly(system);
+  }
+
+  private static void awaitQuietly(ActorSystem<?> system) {
+    try {
+      system.getWhenTerminated().toCompletableFuture().get(60, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      LOG.warn("actor system did not terminate in time", e);
+    }
+  }
+
+  private static <T> T await(CompletableFuture<T> future, String what) {
+    try {
+      return future.get(START_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (Exception e) {
+      Throwable cause = e.getCause() == null ? e : e.getCause();
+      throw new IllegalStateException("could not " + what + ": " + cause.getMessage(), cause);
+    }
+  }
+}

@@ -1,0 +1,40 @@
+package io.futureq.config;
+
+import java.time.Duration;
+
+/** The gRPC edge: where it listens and what input it accepts. */
+public record ApiSettings(
+    String host,
+    int port,
+    Duration requestTimeout,
+    int publishParallelism,
+    long maxPayloadBytes,
+    int maxBatchMessages,
+    long maxBatchBytes,
+    int maxKeyBytes,
+    int maxHeaders,
+    Duration maxDelay,
+    Duration maxTtl,
+    AckLevel minAckLevel,
+    int defaultMaxInFlight,
+    int maxInFlight) {
+
+  static ApiSettings from(SettingsReader r) {
+    String p = "futureq.api.";
+    return new ApiSettings(
+        r.nonEmpty(p + "host"),
+        r.port(p + "port"),
+        r.durationIn(p + "request-timeout", Duration.ofMillis(100), Duration.ofHours(1)),
+        r.intIn(p + "publish-parallelism", 1, 4096),
+        r.bytesIn(p + "max-payload-size", 1, 64L << 20),
+        r.intIn(p + "max-batch-messages", 1, 1_000_000),
+        r.bytesIn(p + "max-batch-size", 1, 256L << 20),
+        r.intIn(p + "max-key-length", 1, 65_536),
+        r.intIn(p + "max-headers", 0, 10_000),
+        r.durationIn(p + "max-delay", Duration.ZERO, Duration.ofDays(365L * 100)),
+        r.durationIn(p + "max-ttl", Duration.ofMillis(1), Duration.ofDays(365L * 100)),
+        r.enumOf(p + "min-ack-level", AckLevel.class, AckLevel.LEADER),
+        r.intIn(p + "default-max-in-flight", 1, 1_000_000),
+        r.intIn(p + "max-in-flight", 1, 1_000_000));
+  }
+}

@@ -1,0 +1,75 @@
+package io.futureq.config;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigValue;
+import java.io.File;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/** Every setting of a broker, read and checked once at start-up. */
+public record BrokerSettings(
+    ClusterSettings cluster,
+    ApiSettings api,
+    StorageSettings storage,
+    TopicSettings topic,
+    GroupSettings group,
+    EndpointSettings metrics,
+    EndpointSettings management,
+    Config config) {
+
+  /**
+   * Reads and validates {@code futureq.*}.
+   *
+   * @throws SettingsException listing every bad key and why
+   */
+  public static BrokerSettings from(Config config) {
+    SettingsReader r = new SettingsReader(config);
+    BrokerSettings settings = new BrokerSettings(
+        ClusterSettings.from(r),
+        ApiSettings.from(r),
+        StorageSettings.from(r),
+        TopicSettings.from(r),
+        GroupSettings.from(r),
+        EndpointSettings.from(r, "futureq.metrics.", true),
+        EndpointSettings.from(r, "futureq.management.", false),
+        config);
+    List<String> problems = r.problems();
+    if (settings.api().defaultMaxInFlight() > settings.api().maxInFlight()) {
+      problems.add("futureq.api.default-max-in-flight: must not exceed futureq.api.max-in-flight");
+    }
+    if (settings.api().maxPayloadBytes() > settings.api().maxBatchBytes()) {
+      problems.add("futureq.api.max-payload-size: must not exceed futureq.api.max-batch-size");
+    }
+    if (!problems.isEmpty()) {
+      throw new SettingsException(problems);
+    }
+    return settings;
+  }
+
+  /**
+   * Loads the layered configuration, strongest first: system properties, environment overrides
+   * ({@code futureq.api.max-in-flight} is {@code FUTUREQ_API_MAX_IN_FLIGHT}), {@code file} (if any),
+   * the defaults in {@code futureq.conf}, then Pekko's reference configuration.
+   */
+  public static Config load(File file, Map<String, String> environment) {
+    Config defaults = ConfigFactory.parseResources("futureq.conf");
+    Config user = file == null ? ConfigFactory.empty() : ConfigFactory.parseFile(file);
+    Map<String, Object> overrides = new HashMap<>();
+    for (Map.Entry<String, ConfigValue> entry : defaults.getConfig("futureq").entrySet()) {
+      String key = "futureq." + entry.getKey();
+      String value = environment.get(key.toUpperCase(Locale.ROOT).replace('.', '_').replace('-', '_'));
+      if (value != null) {
+        overrides.put(key, value);
+      }
+    }
+    return ConfigFactory.systemProperties()
+        .withFallback(ConfigFactory.parseMap(overrides, "environment"))
+        .withFallback(user)
+        .withFallback(defaults)
+        .withFallback(ConfigFactory.defaultReference())
+        .resolve();
+  }
+}

@@ -1,0 +1,17 @@
+package io.futureq.config;
+
+import java.util.List;
+
+/** One or more settings are invalid; the message lists each key and why. */
+public final class SettingsException extends RuntimeException {
+  private final List<String> problems;
+
+  public SettingsException(List<String> problems) {
+    super("invalid configuration:\n  " + String.join("\n  ", problems));
+    this.problems = List.copyOf(problems);
+  }
+
+  public List<String> problems() {
+    return problems;
+  }
+}

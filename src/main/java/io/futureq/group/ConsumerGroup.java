@@ -1,0 +1,414 @@
+package io.futureq.group;
+
+import com.google.protobuf.ByteString;
+import io.futureq.api.grpc.Delivery;
+import io.futureq.log.proto.DeadLetter;
+import io.futureq.log.proto.LogCommand;
+import io.futureq.metrics.GroupMetrics;
+import io.futureq.storage.StorageKeys;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.Receive;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+
+/**
+ * One group of one topic: reads due messages from its own cursor, hands each to one live consumer
+ * with credit (round-robin), keeps it in flight until acked, and delivers it again after the
+ * in-flight timeout, a nack or the consumer's loss. The universal subscribers form a group with an
+ * empty name that copies each message to every consumer with credit and never redelivers.
+ */
+public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command> {
+
+  public sealed interface Command {}
+
+  public record AddConsumer(ActorRef<SubscriberSession.Command> consumer, int maxInFlight) implements Command {}
+
+  public record AckDeliveries(ActorRef<SubscriberSession.Command> consumer, List<DeliveryTag> tags)
+      implements Command {
+    public AckDeliveries {
+      tags = List.copyOf(tags);
+    }
+  }
+
+  public record NackDelivery(ActorRef<SubscriberSession.Command> consumer, DeliveryTag tag, Duration requeueDelay)
+      implements Command {}
+
+  /** Messages committed at log {@code index}. */
+  public record MessagesStored(long index, List<DueMessage> messages) implements Command {
+    public MessagesStored {
+      messages = List.copyOf(messages);
+    }
+  }
+
+  /** Messages cancelled or expired: never deliver them again. */
+  public record MessagesRemoved(List<byte[]> storageKeys) implements Command {
+    public MessagesRemoved {
+      storageKeys = List.copyOf(storageKeys);
+    }
+  }
+
+  public record GetStats(ActorRef<Stats> replyTo) implements Command {}
+
+  public record Stats(String group, int consumers, int inFlight, int ready, int delayed) {}
+
+  /** Told to the topic: this group is done with these messages. */
+  public record Acked(String group, List<byte[]> storageKeys) {}
+
+  private record ConsumerLeft(ActorRef<SubscriberSession.Command> consumer) implements Command {}
+
+  private record ReadDone(DueReader.Chunk chunk, Throwable failure) implements Command {}
+
+  private record DeadLetterDone(Pending pending, Throwable failure) implements Command {}
+
+  private record Wake() implements Command {}
+
+  private record InFlightDue() implements Command {}
+
+  private record RequeueDue() implements Command {}
+
+  public static Behavior<Command> create(GroupContext context, byte[] startAfter) {
+    return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> new ConsumerGroup(ctx, timers, context, startAfter)));
+  }
+
+  private final TimerScheduler<Command> timers;
+  private final GroupContext gc;
+  private final DueReader reader;
+  private final GroupMetrics metrics;
+  private final CreditRoundRobin<ActorRef<SubscriberSession.Command>> consumers = new CreditRoundRobin<>();
+  private final ArrayDeque<Pending> ready = new ArrayDeque<>();
+  private final InFlightTable<ActorRef<SubscriberSession.Command>> inFlight = new InFlightTable<>();
+  private final RequeueQueue requeue = new RequeueQueue();
+  private final ReadHistory history;
+  private final long incarnation = ThreadLocalRandom.current().nextLong() >>> 1;
+  private final List<MessagesStored> storedDuringRead = new ArrayList<>();
+  private long nextSeq;
+  private byte[] cursor;
+  private boolean reading;
+  private boolean caughtUp;
+  private long wakeAtMs = Long.MAX_VALUE;
+  private long inFlightTimerAt = Long.MAX_VALUE;
+  private long requeueTimerAt = Long.MAX_VALUE;
+
+  private ConsumerGroup(ActorContext<Command> ctx, TimerScheduler<Command> timers, GroupContext gc, byte[] startAfter) {
+    super(ctx);
+    this.timers = timers;
+    this.gc = gc;
+    this.reader = new DueReader(gc.store(), gc.bucketMs());
+    this.metrics = new GroupMetrics(gc.topic(), gc.group());
+    this.cursor = startAfter;
+    this.history = new ReadHistory(startAfter);
+  }
+
+  @Override
+  public Receive<Command> createReceive() {
+    return newReceiveBuilder()
+        .onMessage(AddConsumer.class, this::onAddConsumer)
+        .onMessage(AckDeliveries.class, this::onAck)
+        .onMessage(NackDelivery.class, this::onNack)
+        .onMessage(MessagesStored.class, this::onMessagesStored)
+        .onMessage(MessagesRemoved.class, this::onMessagesRemoved)
+        .onMessage(GetStats.class, this::onGetStats)
+        .onMessage(ConsumerLeft.class, this::onConsumerLeft)
+        .onMessage(ReadDone.class, this::onReadDone)
+        .onMessage(DeadLetterDone.class, this::onDeadLetterDone)
+        .onMessage(Wake.class, this::onWake)
+        .onMessage(InFlightDue.class, this::onInFlightDue)
+        .onMessage(RequeueDue.class, this::onRequeueDue)
+        .build();
+  }
+
+  private Behavior<Command> onAddConsumer(AddConsumer add) {
+    if (!consumers.contains(add.consumer())) {
+      consumers.add(add.consumer(), add.maxInFlight());
+      getContext().watchWith(add.consumer(), new ConsumerLeft(add.consumer()));
+    }
+    return pump();
+  }
+
+  private Behavior<Command> onAck(AckDeliveries ack) {
+    List<byte[]> done = new ArrayList<>();
+    for (DeliveryTag tag : ack.tags()) {
+      InFlightTable.Entry<ActorRef<SubscriberSession.Command>> entry = claim(ack.consumer(), tag);
+      if (entry == null) {
+        continue;
+      }
+      metrics.acked.increment();
+      done.add(entry.message().storageKey());
+    }
+    if (!done.isEmpty()) {
+      gc.ackSink().tell(new Acked(gc.group(), done));
+    }
+    return pump();
+  }
+
+  private Behavior<Command> onNack(NackDelivery nack) {
+    InFlightTable.Entry<ActorRef<SubscriberSession.Command>> entry = claim(nack.consumer(), nack.tag());
+    if (entry != null) {
+      metrics.nacked.increment();
+      if (!gc.universal()) {
+        Pending again = new Pending(entry.message(), entry.attempt());
+        if (nack.requeueDelay().isZero()) {
+          ready.addFirst(again);
+        } else {
+          requeue.add(again, System.currentTimeMillis() + nack.requeueDelay().toMillis());
+          armRequeueTimer();
+        }
+      }
+    }
+    return pump();
+  }
+
+  /**
+   * Takes a delivery out of flight for the consumer that acks or nacks it. Tags from an earlier
+   * incarnation or already settled (acked, timed out) are stale and ignored; a tag never handed to
+   * this consumer is refused, which ends its stream.
+   */
+  private InFlightTable.Entry<ActorRef<SubscriberSession.Command>> claim(
+      ActorRef<SubscriberSession.Command> consumer, DeliveryTag tag) {
+    if (tag.incarnation() != incarnation) {
+      return null;
+    }
+    InFlightTable.Entry<ActorRef<SubscriberSession.Command>> entry = inFlight.get(tag.seq());
+    if (tag.seq() >= nextSeq || (entry != null && !entry.consumer().equals(consumer))) {
+      consumer.tell(new SubscriberSession.Refuse("unknown delivery tag '" + tag + "': it was never delivered on "
+          + "this stream"));
+      return null;
+    }
+    if (entry == null) {
+      return null;
+    }
+    inFlight.remove(tag.seq());
+    consumers.release(consumer);
+    metrics.inFlight.decrement();
+    return entry;
+  }
+
+  private Behavior<Command> onMessagesStored(MessagesStored stored) {
+    if (reading) {
+      storedDuringRead.add(stored);
+      return this;
+    }
+    placeStored(stored);
+    return pump();
+  }
+
+  /** Queues messages committed behind the cursor that no read saw; wakes earlier for ones ahead. */
+  private void placeStored(MessagesStored stored) {
+    long now = System.currentTimeMillis();
+    for (DueMessage m : stored.messages()) {
+      if (cursor != null && m.compareKey(cursor) <= 0) {
+        if (!history.seen(m.storageKey(), stored.index()) && !m.expiredAt(now)) {
+          ready.addLast(new Pending(m, 0));
+        }
+      } else {
+        history.announced(stored.index());
+        long wake = reader.wakeTimeOf(StorageKeys.dueBucketOf(m.storageKey()));
+        if (caughtUp && wake < wakeAtMs) {
+          scheduleWake(wake, now);
+        }
+      }
+    }
+  }
+
+  private Behavior<Command> onMessagesRemoved(MessagesRemoved removed) {
+    Set<String> ids = new HashSet<>();
+    removed.storageKeys().forEach(k -> ids.add(new String(k, java.nio.charset.StandardCharsets.ISO_8859_1)));
+    ready.removeIf(p -> ids.contains(keyString(p)));
+    requeue.removeIf(p -> ids.contains(keyString(p)));
+    return this;
+  }
+
+  private Behavior<Command> onGetStats(GetStats get) {
+    get.replyTo().tell(new Stats(gc.group(), consumers.size(), inFlight.size(), ready.size(), requeue.size()));
+    return this;
+  }
+
+  private Behavior<Command> onConsumerLeft(ConsumerLeft left) {
+    consumers.remove(left.consumer());
+    List<InFlightTable.Entry<ActorRef<SubscriberSession.Command>>> held = inFlight.removeConsumer(left.consumer());
+    metrics.inFlight.decrement(held.size());
+    if (!gc.universal()) {
+      for (int i = held.size() - 1; i >= 0; i--) {
+        ready.addFirst(new Pending(held.get(i).message(), held.get(i).attempt()));
+      }
+    } else if (consumers.isEmpty()) {
+      return Behaviors.stopped();
+    }
+    return pump();
+  }
+
+  private Behavior<Command> onReadDone(ReadDone done) {
+    reading = false;
+    if (done.failure() != null) {
+      getContext().getLog().warn("reading due messages of topic {} group '{}' failed; retrying", gc.topic(),
+          gc.group(), done.failure());
+      scheduleWake(System.currentTimeMillis() + gc.topicSettings().retryBackoff().toMillis(),
+          System.currentTimeMillis());
+      caughtUp = true;
+      return this;
+    }
+    DueReader.Chunk chunk = done.chunk();
+    if (chunk.lastKey() != null) {
+      cursor = chunk.lastKey();
+      history.recordRead(cursor, chunk.snapshotIndex());
+    }
+    chunk.messages().forEach(m -> ready.addLast(new Pending(m, 0)));
+    caughtUp = !chunk.full();
+    wakeAtMs = Long.MAX_VALUE;
+    if (caughtUp && chunk.nextWakeMs() != Long.MAX_VALUE) {
+      scheduleWake(chunk.nextWakeMs(), System.currentTimeMillis());
+    }
+    storedDuringRead.forEach(this::placeStored);
+    storedDuringRead.clear();
+    return pump();
+  }
+
+  private Behavior<Command> onDeadLetterDone(DeadLetterDone done) {
+    if (done.failure() != null) {
+      getContext().getLog().warn("moving message {} of topic {} to its dead-letter topic failed; retrying",
+          done.pending().message().id(), gc.topic(), done.failure());
+      requeue.add(done.pending(), System.currentTimeMillis() + gc.topicSettings().retryBackoff().toMillis());
+      armRequeueTimer();
+    } else {
+      metrics.deadLettered.increment();
+    }
+    return this;
+  }
+
+  private Behavior<Command> onWake(Wake wake) {
+    caughtUp = false;
+    wakeAtMs = Long.MAX_VALUE;
+    return pump();
+  }
+
+  private Behavior<Command> onInFlightDue(InFlightDue due) {
+    inFlightTimerAt = Long.MAX_VALUE;
+    List<InFlightTable.Entry<ActorRef<SubscriberSession.Command>>> expired =
+        inFlight.removeExpired(System.currentTimeMillis());
+    metrics.inFlight.decrement(expired.size());
+    for (InFlightTable.Entry<ActorRef<SubscriberSession.Command>> e : expired) {
+      consumers.release(e.consumer());
+    }
+    if (!gc.universal()) {
+      for (int i = expired.size() - 1; i >= 0; i--) {
+        ready.addFirst(new Pending(expired.get(i).message(), expired.get(i).attempt()));
+      }
+    }
+    armInFlightTimer();
+    return pump();
+  }
+
+  private Behavior<Command> onRequeueDue(RequeueDue due) {
+    requeueTimerAt = Long.MAX_VALUE;
+    List<Pending> back = requeue.takeReady(System.currentTimeMillis());
+    for (int i = back.size() - 1; i >= 0; i--) {
+      ready.addFirst(back.get(i));
+    }
+    armRequeueTimer();
+    return pump();
+  }
+
+  /** Hands ready messages to consumers with credit, then reads more if the buffer runs low. */
+  private Behavior<Command> pump() {
+    long now = System.currentTimeMillis();
+    while (!ready.isEmpty() && consumers.anyCredit()) {
+      Pending p = ready.pollFirst();
+      if (p.message().expiredAt(now)) {
+        continue;
+      }
+      int max = gc.settings().maxDeliveries();
+      if (!gc.universal() && max > 0 && p.deliveries() >= max && !gc.deadLetterTopic()) {
+        deadLetter(p, now);
+        continue;
+      }
+      if (gc.universal()) {
+        consumers.takeEach().forEach(c -> deliver(c, p, now));
+      } else {
+        deliver(consumers.take(), p, now);
+      }
+    }
+    maybeRead(now);
+    return this;
+  }
+
+  private void deliver(ActorRef<SubscriberSession.Command> consumer, Pending p, long now) {
+    long seq = nextSeq++;
+    int attempt = p.deliveries() + 1;
+    inFlight.add(new InFlightTable.Entry<>(seq, p.message(), attempt, consumer,
+        now + gc.settings().inFlightTimeout().toMillis()));
+    var m = p.message().message();
+    consumer.tell(new SubscriberSession.Deliver(Delivery.newBuilder().setTopic(gc.topic())
+        .setMessageId(p.message().id()).setKey(m.getKey()).putAllHeaders(m.getHeadersMap())
+        .setPayload(m.getPayload()).setDeliveryTag(new DeliveryTag(incarnation, seq).toString())
+        .setDueAtUnixMs(m.getDueMs()).setEnqueuedAtUnixMs(m.getEnqueuedMs()).setAttempt(attempt)
+        .setGroup(gc.group()).build()));
+    metrics.delivered.increment();
+    metrics.inFlight.increment();
+    if (attempt == 1) {
+      metrics.lateness.record(Math.max(0, now - m.getDueMs()));
+    } else {
+      metrics.redelivered.increment();
+    }
+    armInFlightTimer();
+  }
+
+  private void deadLetter(Pending p, long now) {
+    String reason = "delivered " + p.deliveries() + " times without an ack (max-deliveries "
+        + gc.settings().maxDeliveries() + ") in group '" + gc.group() + "'";
+    LogCommand command = LogCommand.newBuilder().setDeadLetter(DeadLetter.newBuilder().setTopic(gc.topic())
+        .setGroup(gc.group()).setStorageKey(ByteString.copyFrom(p.message().storageKey())).setReason(reason)
+        .setNowMs(now)).build();
+    getContext().pipeToSelf(gc.eventLog().append(command), (ok, failure) -> new DeadLetterDone(p, failure));
+  }
+
+  private void maybeRead(long now) {
+    if (reading || consumers.isEmpty() || ready.size() >= gc.topicSettings().readChunk()
+        || (caughtUp && now < wakeAtMs)) {
+      return;
+    }
+    reading = true;
+    byte[] from = cursor;
+    String ackGroup = gc.universal() ? null : gc.group();
+    CompletableFuture<DueReader.Chunk> read = CompletableFuture.supplyAsync(
+        () -> reader.read(gc.topic(), from, now, gc.topicSettings().readChunk(), ackGroup), gc.storageExecutor());
+    getContext().pipeToSelf(read, ReadDone::new);
+  }
+
+  private void scheduleWake(long atMs, long now) {
+    wakeAtMs = atMs;
+    timers.startSingleTimer("wake", new Wake(), Duration.ofMillis(Math.max(0, atMs - now)));
+  }
+
+  private void armInFlightTimer() {
+    long at = inFlight.earliestDeadline();
+    if (at != Long.MAX_VALUE && at < inFlightTimerAt) {
+      inFlightTimerAt = at;
+      timers.startSingleTimer("in-flight", new InFlightDue(),
+          Duration.ofMillis(Math.max(0, at - System.currentTimeMillis())));
+    }
+  }
+
+  private void armRequeueTimer() {
+    long at = requeue.earliest();
+    if (at != Long.MAX_VALUE && at < requeueTimerAt) {
+      requeueTimerAt = at;
+      timers.startSingleTimer("requeue", new RequeueDue(),
+          Duration.ofMillis(Math.max(0, at - System.currentTimeMillis())));
+    }
+  }
+
+  private static String keyString(Pending p) {
+    return new String(p.message().storageKey(), java.nio.charset.StandardCharsets.ISO_8859_1);
+  }
+}

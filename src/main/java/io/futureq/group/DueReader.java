@@ -1,0 +1,86 @@
+package io.futureq.group;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.futureq.log.BrokerStateMachine;
+import io.futureq.log.proto.StoredMessage;
+import io.futureq.storage.OrderedStore;
+import io.futureq.storage.OrderedStore.Space;
+import io.futureq.storage.StorageKeys;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Reads a topic's due messages in bounded chunks, in key order, from one consistent snapshot.
+ * Blocking: call it on the storage dispatcher.
+ */
+final class DueReader {
+  /**
+   * @param messages due messages after the cursor, at most the limit
+   * @param lastKey the new cursor (the last key looked at), or null if nothing was looked at
+   * @param full true if the limit stopped the read: more due messages may follow
+   * @param nextWakeMs when the next stored message after this chunk is due (Long.MAX_VALUE if none)
+   * @param snapshotIndex the applied log index the snapshot reflects
+   */
+  record Chunk(List<DueMessage> messages, byte[] lastKey, boolean full, long nextWakeMs, long snapshotIndex) {}
+
+  private final OrderedStore store;
+  private final long bucketMs;
+
+  DueReader(OrderedStore store, long bucketMs) {
+    this.store = store;
+    this.bucketMs = bucketMs;
+  }
+
+  /** The last millisecond of the bucket holding {@code dueMs}: a bucket is due once it has passed. */
+  long wakeTimeOf(long dueBucket) {
+    return (dueBucket + 1) * bucketMs - 1;
+  }
+
+  /**
+   * Reads up to {@code limit} messages due by {@code nowMs} after {@code afterKey} (null: from the
+   * start). Expired messages and, when {@code group} is not null, messages that group acked are
+   * skipped.
+   */
+  Chunk read(String topic, byte[] afterKey, long nowMs, int limit, String group) {
+    long hash = StorageKeys.topicHash(topic);
+    long lastDueBucket = (nowMs + 1) / bucketMs - 1;
+    byte[] from = afterKey == null ? StorageKeys.messageRangeStart(hash, 0) : successor(afterKey);
+    byte[] dueEnd = StorageKeys.messageRangeStart(hash, lastDueBucket + 1);
+    List<DueMessage> out = new ArrayList<>();
+    byte[] lastKey = null;
+    int scanned = 0;
+    try (OrderedStore.View view = store.view()) {
+      long index = BrokerStateMachine.appliedIndexIn(view);
+      try (OrderedStore.RangeIterator it = view.range(Space.MESSAGES, from, dueEnd)) {
+        for (; it.valid() && out.size() < limit && scanned < limit * 4; it.next(), scanned++) {
+          lastKey = it.key();
+          StoredMessage message = parse(it.value(), topic);
+          if (message.getTopic().equals(topic) && !(message.getExpireMs() > 0 && message.getExpireMs() <= nowMs)
+              && (group == null || view.get(Space.INDEX, StorageKeys.ackMark(lastKey, group)) == null)) {
+            out.add(new DueMessage(lastKey, message));
+          }
+        }
+        if (it.valid()) {
+          return new Chunk(out, lastKey, true, nowMs, index);
+        }
+      }
+      try (OrderedStore.RangeIterator next = view.range(Space.MESSAGES, dueEnd, StorageKeys.messageRangeEnd(hash))) {
+        long wake = next.valid() ? wakeTimeOf(StorageKeys.dueBucketOf(next.key())) : Long.MAX_VALUE;
+        return new Chunk(out, lastKey, false, wake, index);
+      }
+    }
+  }
+
+  private static byte[] successor(byte[] key) {
+    return Arrays.copyOf(key, key.length + 1);
+  }
+
+  private static StoredMessage parse(byte[] bytes, String topic) {
+    try {
+      return StoredMessage.parseFrom(bytes);
+    } catch (InvalidProtocolBufferException e) {
+      throw new IllegalStateException("corrupt message record on topic " + topic, e);
+    }
+  }
+}

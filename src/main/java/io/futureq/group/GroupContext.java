@@ -1,0 +1,34 @@
+package io.futureq.group;
+
+import io.futureq.config.GroupSettings;
+import io.futureq.config.TopicSettings;
+import io.futureq.log.EventLog;
+import io.futureq.storage.OrderedStore;
+import java.util.concurrent.Executor;
+import org.apache.pekko.actor.typed.ActorRef;
+
+/**
+ * What a consumer group needs from its topic.
+ *
+ * @param group the group name; empty for the universal subscribers (fan-out, best effort)
+ * @param ackSink where the group reports messages it is done with
+ */
+public record GroupContext(
+    String topic,
+    String group,
+    GroupSettings settings,
+    TopicSettings topicSettings,
+    OrderedStore store,
+    long bucketMs,
+    Executor storageExecutor,
+    EventLog eventLog,
+    ActorRef<ConsumerGroup.Acked> ackSink) {
+
+  boolean universal() {
+    return group.isEmpty();
+  }
+
+  boolean deadLetterTopic() {
+    return topic.endsWith(".dead-letter");
+  }
+}

@@ -1,0 +1,332 @@
+package io.futureq.log;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.futureq.log.CommandResult.Reason;
+import io.futureq.log.CommandResult.StoredRef;
+import io.futureq.log.proto.CancelMessage;
+import io.futureq.log.proto.CreateGroup;
+import io.futureq.log.proto.DeadLetter;
+import io.futureq.log.proto.DeleteBatch;
+import io.futureq.log.proto.ExpireMessages;
+import io.futureq.log.proto.GroupAck;
+import io.futureq.log.proto.LogCommand;
+import io.futureq.log.proto.NewMessage;
+import io.futureq.log.proto.StoreBatch;
+import io.futureq.log.proto.StoredMessage;
+import io.futureq.storage.OrderedStore;
+import io.futureq.storage.OrderedStore.Space;
+import io.futureq.storage.StorageKeys;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The sole writer of durable state: turns log entries into storage batches.
+ *
+ * <p>Contract: {@link #prepare} is deterministic (same store state and entry, same writes and
+ * results), so every replica that applies the same log converges. It must be called by one thread
+ * at a time, in log order. The prepared batch carries the applied index, so data and index commit
+ * together. After the caller commits the batch it must call {@link #committed}; if the commit fails
+ * it closes the prepared entry instead and nothing of it is visible, in storage or in memory.
+ */
+public final class BrokerStateMachine {
+  static final String DEAD_LETTER_SUFFIX = ".dead-letter";
+  private static final byte[] APPLIED_INDEX = "applied-index".getBytes(StandardCharsets.UTF_8);
+  private static final byte[] NEXT_EVENT_ID = "next-event-id".getBytes(StandardCharsets.UTF_8);
+  private static final byte[] BUCKET_MS = "bucket-ms".getBytes(StandardCharsets.UTF_8);
+
+  private final OrderedStore store;
+  private final long bucketMs;
+  private final TopicBook book;
+  private long appliedIndex;
+  private long nextEventId;
+
+  /**
+   * @throws IllegalStateException if the store was written with another bucket size: keys would no
+   *     longer sort in due order
+   */
+  public BrokerStateMachine(OrderedStore store, long bucketMs) {
+    this.store = store;
+    this.bucketMs = bucketMs;
+    this.book = new TopicBook(store);
+    long stored = readLong(BUCKET_MS, -1);
+    if (stored == -1) {
+      try (OrderedStore.Batch batch = store.newBatch()) {
+        batch.put(Space.META, BUCKET_MS, longBytes(bucketMs));
+        store.commit(batch, true);
+      }
+    } else if (stored != bucketMs) {
+      throw new IllegalStateException("futureq.topic.bucket-size is " + bucketMs + "ms but the data directory was "
+          + "written with " + stored + "ms; it cannot change for an existing directory");
+    }
+    this.appliedIndex = readLong(APPLIED_INDEX, 0);
+    this.nextEventId = readLong(NEXT_EVENT_ID, 1);
+  }
+
+  public long appliedIndex() {
+    return appliedIndex;
+  }
+
+  /** The applied index a snapshot of the store reflects. */
+  public static long appliedIndexIn(OrderedStore.View view) {
+    byte[] value = view.get(Space.META, APPLIED_INDEX);
+    return value == null ? 0 : ByteBuffer.wrap(value).getLong();
+  }
+
+  public long bucketMs() {
+    return bucketMs;
+  }
+
+  /** The entry's writes and results, ready to commit. */
+  public final class Prepared implements AutoCloseable {
+    private final long index;
+    private final ApplyContext ctx;
+    private final List<CommandResult> results;
+    private final long nextEventIdAfter;
+
+    private Prepared(long index, ApplyContext ctx, List<CommandResult> results, long nextEventIdAfter) {
+      this.index = index;
+      this.ctx = ctx;
+      this.results = results;
+      this.nextEventIdAfter = nextEventIdAfter;
+    }
+
+    public OrderedStore.Batch batch() {
+      return ctx.batch();
+    }
+
+    public List<CommandResult> results() {
+      return results;
+    }
+
+    public long index() {
+      return index;
+    }
+
+    @Override
+    public void close() {
+      ctx.close();
+    }
+  }
+
+  /** Computes the writes of log entry {@code index}; see the class contract. */
+  public Prepared prepare(long index, List<LogCommand> commands) {
+    ApplyContext ctx = new ApplyContext(store);
+    Apply apply = new Apply(ctx, nextEventId);
+    List<CommandResult> results = new ArrayList<>(commands.size());
+    for (LogCommand command : commands) {
+      results.add(apply.command(command));
+    }
+    book.writeTouched(ctx);
+    ctx.put(Space.META, APPLIED_INDEX, longBytes(index));
+    ctx.put(Space.META, NEXT_EVENT_ID, longBytes(apply.nextEventId));
+    return new Prepared(index, ctx, results, apply.nextEventId);
+  }
+
+  /** Makes a committed entry's in-memory effects current; see the class contract. */
+  public void committed(Prepared prepared) {
+    appliedIndex = prepared.index;
+    nextEventId = prepared.nextEventIdAfter;
+    book.commitTouched();
+    prepared.close();
+  }
+
+  /** Forgets a prepared entry whose commit failed. */
+  public void abandoned(Prepared prepared) {
+    book.dropTouched();
+    prepared.close();
+  }
+
+  /** Pending count of {@code topic} as last committed. */
+  public long pending(String topic) {
+    return book.pending(topic);
+  }
+
+  private final class Apply {
+    private final ApplyContext ctx;
+    private long nextEventId;
+
+    Apply(ApplyContext ctx, long nextEventId) {
+      this.ctx = ctx;
+      this.nextEventId = nextEventId;
+    }
+
+    CommandResult command(LogCommand command) {
+      switch (command.getCommandCase()) {
+        case STORE: return store(command.getStore());
+        case DELETE: return delete(command.getDelete());
+        case CANCEL: return cancel(command.getCancel());
+        case CREATE_GROUP: return createGroup(command.getCreateGroup());
+        case EXPIRE: return expire(command.getExpire());
+        case DEAD_LETTER: return deadLetter(command.getDeadLetter());
+        default: throw new IllegalArgumentException("log command without a body: " + command);
+      }
+    }
+
+    private CommandResult.Stored store(StoreBatch batch) {
+      List<StoredRef> refs = new ArrayList<>(batch.getMessagesCount());
+      for (NewMessage m : batch.getMessagesList()) {
+        refs.add(storeOne(m, batch.getEnqueuedMs()));
+      }
+      return new CommandResult.Stored(refs);
+    }
+
+    private StoredRef storeOne(NewMessage m, long enqueuedMs) {
+      if (!m.getKey().isEmpty()) {
+        byte[] existing = ctx.get(Space.INDEX, StorageKeys.messageKeyIndex(m.getTopic(), m.getKey()));
+        StoredMessage found = existing == null ? null : read(existing);
+        if (found != null) {
+          return new StoredRef(existing, found, true);
+        }
+      }
+      long eventId = nextEventId++;
+      byte[] key = StorageKeys.message(StorageKeys.topicHash(m.getTopic()), m.getDueMs() / bucketMs, eventId);
+      StoredMessage record = StoredMessage.newBuilder().setTopic(m.getTopic()).setPayload(m.getPayload())
+          .setKey(m.getKey()).putAllHeaders(m.getHeadersMap()).setDueMs(m.getDueMs()).setEnqueuedMs(enqueuedMs)
+          .setExpireMs(m.getExpireMs()).setEventId(eventId).build();
+      ctx.put(Space.MESSAGES, key, record.toByteArray());
+      if (!m.getKey().isEmpty()) {
+        ctx.put(Space.INDEX, StorageKeys.messageKeyIndex(m.getTopic(), m.getKey()), key);
+      }
+      if (m.getExpireMs() > 0) {
+        ctx.put(Space.INDEX, StorageKeys.expiry(m.getTopic(), m.getExpireMs(), eventId), key);
+      }
+      book.addPending(m.getTopic(), 1);
+      return new StoredRef(key, record, false);
+    }
+
+    private CommandResult delete(DeleteBatch batch) {
+      List<byte[]> removed = new ArrayList<>();
+      String topic = batch.getAcksCount() == 0 ? "" : batch.getAcks(0).getTopic();
+      for (GroupAck ack : batch.getAcksList()) {
+        byte[] key = ack.getStorageKey().toByteArray();
+        if (ackAndMaybeRemove(ack.getTopic(), ack.getGroup(), key)) {
+          removed.add(key);
+        }
+      }
+      return new CommandResult.Removed(topic, removed, Reason.ACKED);
+    }
+
+    /** Records that {@code group} is done with the message; removes it once every group is. */
+    private boolean ackAndMaybeRemove(String topic, String group, byte[] key) {
+      StoredMessage record = read(key);
+      if (record == null || !record.getTopic().equals(topic)) {
+        return false;
+      }
+      List<String> groups = book.groups(topic);
+      if (group.isEmpty()) {
+        if (groups.isEmpty()) {
+          remove(key, record);
+          return true;
+        }
+        return false;
+      }
+      if (!groups.contains(group)) {
+        return false;
+      }
+      List<byte[]> marks = ctx.keysWithPrefix(Space.INDEX, StorageKeys.ackMarkPrefix(key));
+      int others = 0;
+      for (byte[] mark : marks) {
+        if (!Arrays.equals(mark, StorageKeys.ackMark(key, group))) {
+          others++;
+        }
+      }
+      if (others + 1 >= groups.size()) {
+        remove(key, record);
+        return true;
+      }
+      ctx.put(Space.INDEX, StorageKeys.ackMark(key, group), new byte[0]);
+      return false;
+    }
+
+    private CommandResult cancel(CancelMessage cancel) {
+      byte[] key = cancel.hasStorageKey() ? cancel.getStorageKey().toByteArray()
+          : ctx.get(Space.INDEX, StorageKeys.messageKeyIndex(cancel.getTopic(), cancel.getKey()));
+      StoredMessage record = key == null ? null : read(key);
+      if (record == null || !record.getTopic().equals(cancel.getTopic())) {
+        return new CommandResult.Cancelled(cancel.getTopic(), null, null);
+      }
+      remove(key, record);
+      return new CommandResult.Cancelled(cancel.getTopic(), key, record);
+    }
+
+    private CommandResult createGroup(CreateGroup create) {
+      boolean existed = book.groups(create.getTopic()).contains(create.getGroup());
+      if (!existed) {
+        ctx.put(Space.INDEX, StorageKeys.group(create.getTopic(), create.getGroup()), new byte[0]);
+        book.addGroup(create.getTopic(), create.getGroup());
+      }
+      return new CommandResult.GroupCreated(create.getTopic(), create.getGroup(), existed);
+    }
+
+    private CommandResult expire(ExpireMessages expire) {
+      List<byte[]> removed = new ArrayList<>();
+      for (var keyBytes : expire.getStorageKeysList()) {
+        byte[] key = keyBytes.toByteArray();
+        StoredMessage record = read(key);
+        if (record != null && record.getTopic().equals(expire.getTopic())) {
+          remove(key, record);
+          removed.add(key);
+        }
+      }
+      return new CommandResult.Removed(expire.getTopic(), removed, Reason.EXPIRED);
+    }
+
+    private CommandResult deadLetter(DeadLetter dl) {
+      byte[] key = dl.getStorageKey().toByteArray();
+      StoredMessage record = read(key);
+      if (record == null || !record.getTopic().equals(dl.getTopic())) {
+        return new CommandResult.DeadLettered(dl.getTopic(), dl.getGroup(), null);
+      }
+      NewMessage copy = NewMessage.newBuilder().setTopic(dl.getTopic() + DEAD_LETTER_SUFFIX)
+          .setPayload(record.getPayload()).setKey(record.getKey()).putAllHeaders(record.getHeadersMap())
+          .putHeaders("futureq-dead-letter-reason", dl.getReason())
+          .putHeaders("futureq-dead-letter-group", dl.getGroup())
+          .putHeaders("futureq-original-due-at-unix-ms", Long.toString(record.getDueMs()))
+          .setDueMs(dl.getNowMs()).build();
+      StoredRef ref = storeOne(copy, dl.getNowMs());
+      ackAndMaybeRemove(dl.getTopic(), dl.getGroup(), key);
+      return new CommandResult.DeadLettered(dl.getTopic(), dl.getGroup(), ref);
+    }
+
+    private void remove(byte[] key, StoredMessage record) {
+      ctx.delete(Space.MESSAGES, key);
+      if (!record.getKey().isEmpty()) {
+        byte[] index = StorageKeys.messageKeyIndex(record.getTopic(), record.getKey());
+        if (Arrays.equals(ctx.get(Space.INDEX, index), key)) {
+          ctx.delete(Space.INDEX, index);
+        }
+      }
+      if (record.getExpireMs() > 0) {
+        ctx.delete(Space.INDEX, StorageKeys.expiry(record.getTopic(), record.getExpireMs(), record.getEventId()));
+      }
+      for (byte[] mark : ctx.keysWithPrefix(Space.INDEX, StorageKeys.ackMarkPrefix(key))) {
+        ctx.delete(Space.INDEX, mark);
+      }
+      book.addPending(record.getTopic(), -1);
+    }
+
+    private StoredMessage read(byte[] key) {
+      byte[] bytes = ctx.get(Space.MESSAGES, key);
+      if (bytes == null) {
+        return null;
+      }
+      try {
+        return StoredMessage.parseFrom(bytes);
+      } catch (InvalidProtocolBufferException e) {
+        throw new IllegalStateException("corrupt message record under key " + Arrays.toString(key), e);
+      }
+    }
+  }
+
+  private long readLong(byte[] key, long fallback) {
+    byte[] value = store.get(Space.META, key);
+    return value == null ? fallback : ByteBuffer.wrap(value).getLong();
+  }
+
+  private static byte[] longBytes(long value) {
+    return ByteBuffer.allocate(8).putLong(value).array();
+  }
+}

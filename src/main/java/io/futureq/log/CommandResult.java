@@ -1,0 +1,41 @@
+package io.futureq.log;
+
+import io.futureq.log.proto.StoredMessage;
+import java.util.List;
+
+/** What applying one log command did. */
+public sealed interface CommandResult {
+
+  /** A message that is now stored (or was already stored under the same key). */
+  record StoredRef(byte[] storageKey, StoredMessage message, boolean duplicate) {}
+
+  /** A StoreBatch: one ref per message, in request order. */
+  record Stored(List<StoredRef> messages) implements CommandResult {
+    public Stored {
+      messages = List.copyOf(messages);
+    }
+  }
+
+  /** Messages removed from a topic (acked by everyone, cancelled, expired or dead-lettered). */
+  record Removed(String topic, List<byte[]> storageKeys, Reason reason) implements CommandResult {
+    public Removed {
+      storageKeys = List.copyOf(storageKeys);
+    }
+  }
+
+  /** A cancel: the removed message, or none. */
+  record Cancelled(String topic, byte[] storageKey, StoredMessage message) implements CommandResult {
+    public boolean existed() {
+      return storageKey != null;
+    }
+  }
+
+  /** A group is registered (created now, or already known). */
+  record GroupCreated(String topic, String group, boolean existed) implements CommandResult {}
+
+  /** A message moved to the dead-letter topic; {@code copy} is the new message, null if it was gone. */
+  record DeadLettered(String topic, String group, StoredRef copy) implements CommandResult {}
+
+  /** Why messages were removed. */
+  enum Reason { ACKED, EXPIRED, CANCELLED, DEAD_LETTERED }
+}

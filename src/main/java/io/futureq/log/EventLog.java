@@ -1,0 +1,34 @@
+package io.futureq.log;
+
+import io.futureq.log.proto.LogCommand;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * The only way to change durable state: commands are appended, committed and then applied by
+ * {@link BrokerStateMachine} in log order.
+ *
+ * <p>Contract: {@link #append} may be called from any thread. Commands are applied in the order
+ * their appends were accepted. The returned stage completes after the command is committed (durable
+ * per the implementation's guarantee) and applied, with the command's result; a failed stage means
+ * the command was not applied and none of its effects are visible. Concurrent appends may be
+ * committed together (group commit). Every applied result is also passed, in order, to the
+ * {@link AppliedListener} given at construction.
+ */
+public interface EventLog extends AutoCloseable {
+
+  /** Appends one command; see the class contract. */
+  CompletionStage<CommandResult> append(LogCommand command);
+
+  /** The index of the last applied log entry (0 before the first). */
+  long appliedIndex();
+
+  /** Commits everything accepted so far, then stops; later appends fail. */
+  @Override
+  void close();
+
+  /** Told of every applied command, on the log's own thread; must not block. */
+  @FunctionalInterface
+  interface AppliedListener {
+    void applied(long index, CommandResult result);
+  }
+}

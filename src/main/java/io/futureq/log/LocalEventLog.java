@@ -1,0 +1,128 @@
+package io.futureq.log;
+
+import io.futureq.log.proto.LogCommand;
+import io.futureq.storage.OrderedStore;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongConsumer;
+
+/**
+ * The standalone {@link EventLog}: one committer thread drains every append queued while the last
+ * commit ran and writes them as one RocksDB batch, fsynced when {@code fsync} is on (group commit).
+ * Log indexes count group commits; the state machine stores the index with the data.
+ */
+public final class LocalEventLog implements EventLog {
+  private record Pending(LogCommand command, CompletableFuture<CommandResult> result) {}
+
+  private static final Pending STOP = new Pending(null, null);
+
+  private final OrderedStore store;
+  private final BrokerStateMachine stateMachine;
+  private final AppliedListener listener;
+  private final LongConsumer commitNanos;
+  private final boolean fsync;
+  private final int maxCommands;
+  private final LinkedBlockingQueue<Pending> queue = new LinkedBlockingQueue<>();
+  private final Thread committer;
+  private volatile boolean closed;
+  private volatile long appliedIndex;
+
+  public LocalEventLog(OrderedStore store, BrokerStateMachine stateMachine, boolean fsync, int maxCommands,
+      AppliedListener listener, LongConsumer commitNanos) {
+    this.store = store;
+    this.stateMachine = stateMachine;
+    this.listener = listener;
+    this.commitNanos = commitNanos;
+    this.fsync = fsync;
+    this.maxCommands = maxCommands;
+    this.appliedIndex = stateMachine.appliedIndex();
+    this.committer = new Thread(this::run, "futureq-group-commit");
+    committer.setDaemon(true);
+    committer.start();
+  }
+
+  @Override
+  public CompletionStage<CommandResult> append(LogCommand command) {
+    CompletableFuture<CommandResult> result = new CompletableFuture<>();
+    if (closed) {
+      result.completeExceptionally(new LogClosedException());
+      return result;
+    }
+    queue.add(new Pending(command, result));
+    return result;
+  }
+
+  @Override
+  public long appliedIndex() {
+    return appliedIndex;
+  }
+
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    queue.add(STOP);
+    try {
+      committer.join(TimeUnit.SECONDS.toMillis(30));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private void run() {
+    List<Pending> group = new ArrayList<>();
+    boolean stopping = false;
+    while (!stopping) {
+      try {
+        group.add(queue.take());
+      } catch (InterruptedException e) {
+        return;
+      }
+      queue.drainTo(group, maxCommands - 1);
+      stopping = group.remove(STOP);
+      if (stopping) {
+        queue.drainTo(group);
+        group.remove(STOP);
+      }
+      if (!group.isEmpty()) {
+        commit(group);
+      }
+      group.clear();
+    }
+  }
+
+  private void commit(List<Pending> group) {
+    long start = System.nanoTime();
+    List<LogCommand> commands = new ArrayList<>(group.size());
+    group.forEach(p -> commands.add(p.command()));
+    long index = appliedIndex + 1;
+    BrokerStateMachine.Prepared prepared;
+    try {
+      prepared = stateMachine.prepare(index, commands);
+    } catch (RuntimeException e) {
+      group.forEach(p -> p.result().completeExceptionally(e));
+      return;
+    }
+    try {
+      store.commit(prepared.batch(), fsync);
+    } catch (RuntimeException e) {
+      stateMachine.abandoned(prepared);
+      group.forEach(p -> p.result().completeExceptionally(e));
+      return;
+    }
+    List<CommandResult> results = prepared.results();
+    stateMachine.committed(prepared);
+    appliedIndex = index;
+    commitNanos.accept(System.nanoTime() - start);
+    for (int i = 0; i < group.size(); i++) {
+      listener.applied(index, results.get(i));
+      group.get(i).result().complete(results.get(i));
+    }
+  }
+}

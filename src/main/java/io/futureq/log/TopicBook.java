@@ -1,0 +1,82 @@
+package io.futureq.log;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.futureq.log.proto.TopicMeta;
+import io.futureq.metrics.TopicMetrics;
+import io.futureq.storage.OrderedStore;
+import io.futureq.storage.OrderedStore.Space;
+import io.futureq.storage.StorageKeys;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The state machine's per-topic bookkeeping (pending count, registered groups), cached in memory.
+ * Changes made while preparing an entry stay "touched" until the entry commits or is abandoned.
+ */
+final class TopicBook {
+  private final OrderedStore store;
+  private final Map<String, Long> pending = new HashMap<>();
+  private final Map<String, List<String>> groups = new HashMap<>();
+  private final Map<String, Long> touchedPending = new HashMap<>();
+  private final Map<String, List<String>> touchedGroups = new HashMap<>();
+
+  TopicBook(OrderedStore store) {
+    this.store = store;
+  }
+
+  long pending(String topic) {
+    return touchedPending.getOrDefault(topic, committedPending(topic));
+  }
+
+  void addPending(String topic, long delta) {
+    touchedPending.put(topic, pending(topic) + delta);
+  }
+
+  List<String> groups(String topic) {
+    List<String> touched = touchedGroups.get(topic);
+    return touched != null ? touched : committedGroups(topic);
+  }
+
+  void addGroup(String topic, String group) {
+    List<String> updated = new ArrayList<>(groups(topic));
+    updated.add(group);
+    touchedGroups.put(topic, updated);
+    if (!touchedPending.containsKey(topic)) {
+      touchedPending.put(topic, committedPending(topic));
+    }
+  }
+
+  void writeTouched(ApplyContext ctx) {
+    touchedPending.forEach((topic, count) -> ctx.put(Space.INDEX, StorageKeys.topicMeta(topic),
+        TopicMeta.newBuilder().setName(topic).setPending(count).build().toByteArray()));
+  }
+
+  void commitTouched() {
+    pending.putAll(touchedPending);
+    touchedPending.forEach((topic, count) -> TopicMetrics.pending(topic).update(count));
+    groups.putAll(touchedGroups);
+    dropTouched();
+  }
+
+  void dropTouched() {
+    touchedPending.clear();
+    touchedGroups.clear();
+  }
+
+  private long committedPending(String topic) {
+    return pending.computeIfAbsent(topic, t -> {
+      byte[] bytes = store.get(Space.INDEX, StorageKeys.topicMeta(t));
+      try {
+        return bytes == null ? 0L : TopicMeta.parseFrom(bytes).getPending();
+      } catch (InvalidProtocolBufferException e) {
+        throw new IllegalStateException("corrupt metadata of topic " + t, e);
+      }
+    });
+  }
+
+  private List<String> committedGroups(String topic) {
+    return groups.computeIfAbsent(topic, t -> List.copyOf(GroupRegistry.read(store, t)));
+  }
+}

@@ -1,0 +1,80 @@
+package io.futureq.storage;
+
+import java.nio.file.Path;
+
+/**
+ * An ordered key-value store split into a few key spaces, written in atomic batches.
+ *
+ * <p>Contract: keys compare as unsigned bytes. {@link #commit} applies a batch atomically: after a
+ * failed commit nothing of the batch is visible. Reads may run on any thread, concurrently with one
+ * writer; a {@link View} sees one consistent point in time. Callers must close every view and batch.
+ */
+public interface OrderedStore extends AutoCloseable {
+
+  /** The key spaces; each has its own ordering and tuning. */
+  enum Space {
+    /** Message bodies under 24-byte {@link StorageKeys} keys. */
+    MESSAGES,
+    /** Secondary keys: message key, TTL, group registry, acks, topic metadata. */
+    INDEX,
+    /** Broker-wide bookkeeping such as the applied log index. */
+    META
+  }
+
+  /** A write batch under construction; nothing is visible until {@link OrderedStore#commit}. */
+  interface Batch extends AutoCloseable {
+    void put(Space space, byte[] key, byte[] value);
+
+    void delete(Space space, byte[] key);
+
+    @Override
+    void close();
+  }
+
+  /** A forward iterator over one key range; the current entry is valid until {@link #next()}. */
+  interface RangeIterator extends AutoCloseable {
+    boolean valid();
+
+    byte[] key();
+
+    byte[] value();
+
+    void next();
+
+    @Override
+    void close();
+  }
+
+  /** A consistent read-only snapshot. */
+  interface View extends AutoCloseable {
+    byte[] get(Space space, byte[] key);
+
+    /** Entries with {@code from <= key < to}; {@code to} may be null for "to the end". */
+    RangeIterator range(Space space, byte[] from, byte[] to);
+
+    @Override
+    void close();
+  }
+
+  Batch newBatch();
+
+  /**
+   * Writes the batch atomically.
+   *
+   * @param sync when true, returns only after the write is on stable storage (fsync)
+   * @throws StorageException if the write failed; then nothing of the batch is visible
+   */
+  void commit(Batch batch, boolean sync);
+
+  /** Reads the latest committed value, or null. */
+  byte[] get(Space space, byte[] key);
+
+  /** A snapshot of the latest committed state. */
+  View view();
+
+  /** Writes a consistent copy of the whole store into {@code dir}, which must not exist. */
+  void checkpoint(Path dir);
+
+  @Override
+  void close();
+}

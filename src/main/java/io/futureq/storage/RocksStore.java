@@ -1,0 +1,241 @@
+package io.futureq.storage;
+
+import io.futureq.config.StorageSettings;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import org.rocksdb.BlockBasedTableConfig;
+import org.rocksdb.BloomFilter;
+import org.rocksdb.Checkpoint;
+import org.rocksdb.ColumnFamilyDescriptor;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.ColumnFamilyOptions;
+import org.rocksdb.CompressionType;
+import org.rocksdb.DBOptions;
+import org.rocksdb.LRUCache;
+import org.rocksdb.ReadOptions;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.Snapshot;
+import org.rocksdb.Slice;
+import org.rocksdb.WriteBatch;
+import org.rocksdb.WriteOptions;
+
+/** {@link OrderedStore} on RocksDB: one column family per {@link OrderedStore.Space}. */
+public final class RocksStore implements OrderedStore {
+  static {
+    RocksDB.loadLibrary();
+  }
+
+  private final Path dir;
+  private final RocksDB db;
+  private final DBOptions dbOptions;
+  private final LRUCache cache;
+  private final List<ColumnFamilyOptions> cfOptions = new ArrayList<>();
+  private final Map<Space, ColumnFamilyHandle> handles = new EnumMap<>(Space.class);
+  private final List<ColumnFamilyHandle> allHandles = new ArrayList<>();
+  private final WriteOptions syncWrite = new WriteOptions().setSync(true);
+  private final WriteOptions asyncWrite = new WriteOptions().setSync(false);
+
+  private RocksStore(Path dir, StorageSettings settings) throws RocksDBException {
+    this.dir = dir;
+    this.cache = new LRUCache(settings.blockCacheBytes());
+    this.dbOptions = new DBOptions().setCreateIfMissing(true).setCreateMissingColumnFamilies(true)
+        .setMaxBackgroundJobs(2).setBytesPerSync(1 << 20);
+    List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
+    descriptors.add(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, options(settings)));
+    descriptors.add(new ColumnFamilyDescriptor("messages".getBytes(), options(settings)));
+    descriptors.add(new ColumnFamilyDescriptor("index".getBytes(), options(settings)));
+    this.db = RocksDB.open(dbOptions, dir.toString(), descriptors, allHandles);
+    handles.put(Space.META, allHandles.get(0));
+    handles.put(Space.MESSAGES, allHandles.get(1));
+    handles.put(Space.INDEX, allHandles.get(2));
+  }
+
+  /**
+   * Opens (creating if needed) the store in {@code dir}.
+   *
+   * @throws StorageException naming the directory when it cannot be opened (locked, corrupt, unreadable)
+   */
+  public static RocksStore open(Path dir, StorageSettings settings) {
+    try {
+      Files.createDirectories(dir);
+      return new RocksStore(dir, settings);
+    } catch (Exception e) {
+      throw new StorageException("cannot open RocksDB store in " + dir.toAbsolutePath() + ": " + e.getMessage(), e);
+    }
+  }
+
+  private ColumnFamilyOptions options(StorageSettings settings) {
+    BlockBasedTableConfig table = new BlockBasedTableConfig().setBlockCache(cache)
+        .setFilterPolicy(new BloomFilter(10, false));
+    ColumnFamilyOptions options = new ColumnFamilyOptions().setTableFormatConfig(table)
+        .setWriteBufferSize(settings.writeBufferBytes())
+        .setMaxWriteBufferNumber(settings.maxWriteBuffers())
+        .setCompressionType(settings.compress() ? CompressionType.LZ4_COMPRESSION : CompressionType.NO_COMPRESSION);
+    cfOptions.add(options);
+    return options;
+  }
+
+  public Path directory() {
+    return dir;
+  }
+
+  @Override
+  public Batch newBatch() {
+    return new RocksBatch();
+  }
+
+  @Override
+  public void commit(Batch batch, boolean sync) {
+    try {
+      db.write(sync ? syncWrite : asyncWrite, ((RocksBatch) batch).batch);
+    } catch (RocksDBException e) {
+      throw new StorageException("write to " + dir + " failed: " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public byte[] get(Space space, byte[] key) {
+    try {
+      return db.get(handles.get(space), key);
+    } catch (RocksDBException e) {
+      throw new StorageException("read from " + dir + " failed: " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public View view() {
+    return new RocksView();
+  }
+
+  @Override
+  public void checkpoint(Path target) {
+    try (Checkpoint checkpoint = Checkpoint.create(db)) {
+      checkpoint.createCheckpoint(target.toString());
+    } catch (RocksDBException e) {
+      throw new StorageException("checkpoint of " + dir + " into " + target + " failed: " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public synchronized void close() {
+    if (!db.isOwningHandle()) {
+      return;
+    }
+    try {
+      db.syncWal();
+    } catch (RocksDBException e) {
+      throw new StorageException("final WAL sync of " + dir + " failed: " + e.getMessage(), e);
+    } finally {
+      allHandles.forEach(ColumnFamilyHandle::close);
+      db.close();
+      cfOptions.forEach(ColumnFamilyOptions::close);
+      dbOptions.close();
+      cache.close();
+      syncWrite.close();
+      asyncWrite.close();
+    }
+  }
+
+  private final class RocksBatch implements Batch {
+    private final WriteBatch batch = new WriteBatch();
+
+    @Override
+    public void put(Space space, byte[] key, byte[] value) {
+      try {
+        batch.put(handles.get(space), key, value);
+      } catch (RocksDBException e) {
+        throw new StorageException("batch put failed: " + e.getMessage(), e);
+      }
+    }
+
+    @Override
+    public void delete(Space space, byte[] key) {
+      try {
+        batch.delete(handles.get(space), key);
+      } catch (RocksDBException e) {
+        throw new StorageException("batch delete failed: " + e.getMessage(), e);
+      }
+    }
+
+    @Override
+    public void close() {
+      batch.close();
+    }
+  }
+
+  private final class RocksView implements View {
+    private final Snapshot snapshot = db.getSnapshot();
+    private final ReadOptions readOptions = new ReadOptions().setSnapshot(snapshot);
+
+    @Override
+    public byte[] get(Space space, byte[] key) {
+      try {
+        return db.get(handles.get(space), readOptions, key);
+      } catch (RocksDBException e) {
+        throw new StorageException("read from " + dir + " failed: " + e.getMessage(), e);
+      }
+    }
+
+    @Override
+    public RangeIterator range(Space space, byte[] from, byte[] to) {
+      return new RocksRange(handles.get(space), snapshot, from, to);
+    }
+
+    @Override
+    public void close() {
+      readOptions.close();
+      db.releaseSnapshot(snapshot);
+    }
+  }
+
+  private final class RocksRange implements RangeIterator {
+    private final ReadOptions options;
+    private final Slice upper;
+    private final RocksIterator it;
+
+    RocksRange(ColumnFamilyHandle handle, Snapshot snapshot, byte[] from, byte[] to) {
+      options = new ReadOptions().setSnapshot(snapshot);
+      upper = to == null ? null : new Slice(to);
+      if (upper != null) {
+        options.setIterateUpperBound(upper);
+      }
+      it = db.newIterator(handle, options);
+      it.seek(from);
+    }
+
+    @Override
+    public boolean valid() {
+      return it.isValid();
+    }
+
+    @Override
+    public byte[] key() {
+      return it.key();
+    }
+
+    @Override
+    public byte[] value() {
+      return it.value();
+    }
+
+    @Override
+    public void next() {
+      it.next();
+    }
+
+    @Override
+    public void close() {
+      it.close();
+      options.close();
+      if (upper != null) {
+        upper.close();
+      }
+    }
+  }
+}

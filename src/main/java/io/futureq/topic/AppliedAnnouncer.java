@@ -1,0 +1,52 @@
+package io.futureq.topic;
+
+import io.futureq.group.DueMessage;
+import io.futureq.log.CommandResult;
+import io.futureq.log.EventLog;
+import io.futureq.metrics.TopicMetrics;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Tells topic entities what the log applied: new messages (so due timers and groups see them) and
+ * cancelled or expired ones (so groups drop them). Runs on the log's thread, in log order, which
+ * the groups rely on.
+ */
+public final class AppliedAnnouncer implements EventLog.AppliedListener {
+  private final TopicRouter router;
+
+  public AppliedAnnouncer(TopicRouter router) {
+    this.router = router;
+  }
+
+  @Override
+  public void applied(long index, CommandResult result) {
+    if (result instanceof CommandResult.Stored stored) {
+      announceStored(index, stored.messages());
+    } else if (result instanceof CommandResult.DeadLettered dl && dl.copy() != null) {
+      announceStored(index, List.of(dl.copy()));
+    } else if (result instanceof CommandResult.Cancelled c && c.existed()) {
+      TopicMetrics.cancelled(c.topic()).increment();
+      router.tell(c.topic(), new TopicEntity.MessagesRemoved(List.of(c.storageKey())));
+    } else if (result instanceof CommandResult.Removed r && r.reason() == CommandResult.Reason.EXPIRED
+        && !r.storageKeys().isEmpty()) {
+      router.tell(r.topic(), new TopicEntity.MessagesRemoved(r.storageKeys()));
+    }
+  }
+
+  private void announceStored(long index, List<CommandResult.StoredRef> refs) {
+    Map<String, List<DueMessage>> byTopic = new LinkedHashMap<>();
+    for (CommandResult.StoredRef ref : refs) {
+      if (!ref.duplicate()) {
+        byTopic.computeIfAbsent(ref.message().getTopic(), t -> new ArrayList<>())
+            .add(new DueMessage(ref.storageKey(), ref.message()));
+      }
+    }
+    byTopic.forEach((topic, messages) -> {
+      TopicMetrics.published(topic).increment(messages.size());
+      router.tell(topic, new TopicEntity.MessagesStored(index, messages));
+    });
+  }
+}

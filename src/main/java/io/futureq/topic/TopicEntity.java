@@ -1,0 +1,332 @@
+package io.futureq.topic;
+
+import com.google.protobuf.ByteString;
+import io.futureq.group.ConsumerGroup;
+import io.futureq.group.DueMessage;
+import io.futureq.group.GroupContext;
+import io.futureq.group.SubscriberSession;
+import io.futureq.log.GroupRegistry;
+import io.futureq.log.proto.CreateGroup;
+import io.futureq.log.proto.DeleteBatch;
+import io.futureq.log.proto.ExpireMessages;
+import io.futureq.log.proto.GroupAck;
+import io.futureq.log.proto.LogCommand;
+import io.futureq.metrics.TopicMetrics;
+import io.futureq.storage.StorageKeys;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.PostStop;
+import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.Receive;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
+import org.apache.pekko.cluster.sharding.typed.javadsl.Entity;
+import org.apache.pekko.cluster.sharding.typed.javadsl.EntityTypeKey;
+import org.apache.pekko.pattern.StatusReply;
+
+/**
+ * One topic (sharded by name): owns its consumer groups, announces newly stored and removed
+ * messages to them, batches their acks into deletes, and removes expired messages on a timer set
+ * for the earliest expiry.
+ */
+public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
+  public static final EntityTypeKey<Command> ENTITY_KEY = EntityTypeKey.create(Command.class, "topic");
+
+  public sealed interface Command {}
+
+  /** Adds a consumer to a group ("" for universal), creating a durable group on first use. */
+  public record Attach(String group, ActorRef<SubscriberSession.Command> consumer, int maxInFlight,
+      ActorRef<StatusReply<ActorRef<ConsumerGroup.Command>>> replyTo) implements Command {}
+
+  /** Messages of this topic committed at log {@code index}. */
+  public record MessagesStored(long index, List<DueMessage> messages) implements Command {
+    public MessagesStored {
+      messages = List.copyOf(messages);
+    }
+  }
+
+  /** Messages of this topic cancelled or expired. */
+  public record MessagesRemoved(List<byte[]> storageKeys) implements Command {
+    public MessagesRemoved {
+      storageKeys = List.copyOf(storageKeys);
+    }
+  }
+
+  public record GetStats(ActorRef<StatusReply<TopicStats>> replyTo) implements Command {}
+
+  /** Starts the entity (at boot, for topics with stored messages) so its expiry timer runs. */
+  public record Wake() implements Command {}
+
+  private record GroupAcked(ConsumerGroup.Acked acked) implements Command {}
+
+  private record GroupReady(String group, Throwable failure) implements Command {}
+
+  private record GroupStopped(String group) implements Command {}
+
+  private record Flush() implements Command {}
+
+  private record FlushDone(List<GroupAck> batch, Throwable failure) implements Command {}
+
+  private record ExpiryDue() implements Command {}
+
+  private record ExpiryScanned(ExpiryScanner.Expired expired, Throwable failure) implements Command {}
+
+  private record ExpiryDone(int count, boolean more, long nextExpiryMs, Throwable failure) implements Command {}
+
+  public static void init(ClusterSharding sharding, TopicContext context) {
+    sharding.init(Entity.of(ENTITY_KEY, entity -> create(entity.getEntityId(), context)));
+  }
+
+  public static Behavior<Command> create(String topic, TopicContext context) {
+    return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> new TopicEntity(ctx, timers, topic, context)));
+  }
+
+  private final TimerScheduler<Command> timers;
+  private final String topic;
+  private final TopicContext tc;
+  private final ActorRef<ConsumerGroup.Acked> ackSink;
+  private final Map<String, ActorRef<ConsumerGroup.Command>> groups = new HashMap<>();
+  private final Map<String, List<Attach>> waitingForGroup = new HashMap<>();
+  private List<GroupAck> pendingAcks = new ArrayList<>();
+  private boolean flushing;
+  private boolean expiring;
+  private boolean rescanExpiry;
+  private long expiryTimerAt = Long.MAX_VALUE;
+
+  private TopicEntity(ActorContext<Command> ctx, TimerScheduler<Command> timers, String topic, TopicContext tc) {
+    super(ctx);
+    this.timers = timers;
+    this.topic = topic;
+    this.tc = tc;
+    this.ackSink = ctx.messageAdapter(ConsumerGroup.Acked.class, GroupAcked::new);
+    ctx.getSelf().tell(new ExpiryDue());
+  }
+
+  @Override
+  public Receive<Command> createReceive() {
+    return newReceiveBuilder()
+        .onMessage(Attach.class, this::onAttach)
+        .onMessage(MessagesStored.class, this::onMessagesStored)
+        .onMessage(MessagesRemoved.class, this::onMessagesRemoved)
+        .onMessage(GetStats.class, this::onGetStats)
+        .onMessage(Wake.class, w -> this)
+        .onMessage(GroupAcked.class, this::onGroupAcked)
+        .onMessage(GroupReady.class, this::onGroupReady)
+        .onMessage(GroupStopped.class, this::onGroupStopped)
+        .onMessage(Flush.class, this::onFlush)
+        .onMessage(FlushDone.class, this::onFlushDone)
+        .onMessage(ExpiryDue.class, this::onExpiryDue)
+        .onMessage(ExpiryScanned.class, this::onExpiryScanned)
+        .onMessage(ExpiryDone.class, this::onExpiryDone)
+        .onSignal(PostStop.class, s -> onPostStop())
+        .build();
+  }
+
+  private Behavior<Command> onAttach(Attach attach) {
+    ActorRef<ConsumerGroup.Command> group = groups.get(attach.group());
+    if (group != null) {
+      return join(group, attach);
+    }
+    if (attach.group().isEmpty()) {
+      long nowBucket = System.currentTimeMillis() / tc.bucketMs();
+      byte[] start = StorageKeys.message(StorageKeys.topicHash(topic), nowBucket, 0);
+      return join(spawnGroup("", start), attach);
+    }
+    List<Attach> waiting = waitingForGroup.get(attach.group());
+    if (waiting != null) {
+      waiting.add(attach);
+      return this;
+    }
+    waitingForGroup.put(attach.group(), new ArrayList<>(List.of(attach)));
+    LogCommand create = LogCommand.newBuilder()
+        .setCreateGroup(CreateGroup.newBuilder().setTopic(topic).setGroup(attach.group())).build();
+    getContext().pipeToSelf(tc.eventLog().append(create), (ok, failure) -> new GroupReady(attach.group(), failure));
+    return this;
+  }
+
+  private Behavior<Command> join(ActorRef<ConsumerGroup.Command> group, Attach attach) {
+    group.tell(new ConsumerGroup.AddConsumer(attach.consumer(), attach.maxInFlight()));
+    attach.replyTo().tell(StatusReply.success(group));
+    return this;
+  }
+
+  private Behavior<Command> onGroupReady(GroupReady ready) {
+    List<Attach> waiting = waitingForGroup.remove(ready.group());
+    if (ready.failure() != null) {
+      String why = "cannot create group '" + ready.group() + "' of topic " + topic + ": " + ready.failure().getMessage();
+      waiting.forEach(a -> a.replyTo().tell(StatusReply.error(why)));
+      return this;
+    }
+    ActorRef<ConsumerGroup.Command> group = spawnGroup(ready.group(), null);
+    waiting.forEach(a -> join(group, a));
+    return this;
+  }
+
+  private ActorRef<ConsumerGroup.Command> spawnGroup(String name, byte[] startAfter) {
+    GroupContext gc = new GroupContext(topic, name, tc.groupSettings(), tc.settings(), tc.store(), tc.bucketMs(),
+        tc.storageExecutor(), tc.eventLog(), ackSink);
+    ActorRef<ConsumerGroup.Command> group = getContext().spawn(ConsumerGroup.create(gc, startAfter),
+        name.isEmpty() ? "universal" : "group-" + name);
+    getContext().watchWith(group, new GroupStopped(name));
+    groups.put(name, group);
+    return group;
+  }
+
+  private Behavior<Command> onGroupStopped(GroupStopped stopped) {
+    groups.remove(stopped.group());
+    return this;
+  }
+
+  private Behavior<Command> onMessagesStored(MessagesStored stored) {
+    ConsumerGroup.MessagesStored forGroups = new ConsumerGroup.MessagesStored(stored.index(), stored.messages());
+    groups.values().forEach(g -> g.tell(forGroups));
+    long earliest = Long.MAX_VALUE;
+    for (DueMessage m : stored.messages()) {
+      if (m.message().getExpireMs() > 0) {
+        earliest = Math.min(earliest, m.message().getExpireMs());
+      }
+    }
+    armExpiryTimer(earliest);
+    return this;
+  }
+
+  private Behavior<Command> onMessagesRemoved(MessagesRemoved removed) {
+    ConsumerGroup.MessagesRemoved forGroups = new ConsumerGroup.MessagesRemoved(removed.storageKeys());
+    groups.values().forEach(g -> g.tell(forGroups));
+    return this;
+  }
+
+  private Behavior<Command> onGetStats(GetStats get) {
+    long now = System.currentTimeMillis();
+    CompletableFuture<TopicStatsReader.StorageStats> storage = CompletableFuture.supplyAsync(
+        () -> TopicStatsReader.read(tc.store(), topic, tc.bucketMs(), now), tc.storageExecutor());
+    CompletableFuture<List<String>> durable = CompletableFuture.supplyAsync(
+        () -> GroupRegistry.read(tc.store(), topic), tc.storageExecutor());
+    List<CompletableFuture<ConsumerGroup.Stats>> running = new ArrayList<>();
+    for (ActorRef<ConsumerGroup.Command> g : groups.values()) {
+      running.add(org.apache.pekko.actor.typed.javadsl.AskPattern.<ConsumerGroup.Command, ConsumerGroup.Stats>ask(
+          g, ConsumerGroup.GetStats::new, tc.askTimeout(), getContext().getSystem().scheduler()).toCompletableFuture());
+    }
+    CompletableFuture.allOf(running.toArray(CompletableFuture[]::new)).thenCombine(storage, (v, s) -> s)
+        .thenCombine(durable, (s, names) -> {
+          Map<String, ConsumerGroup.Stats> byName = new java.util.TreeMap<>();
+          names.forEach(n -> byName.put(n, new ConsumerGroup.Stats(n, 0, 0, 0, 0)));
+          running.forEach(f -> byName.put(f.join().group(), f.join()));
+          return new TopicStats(topic, s.pending(), s.dueNow(), s.nextDueMs(), s.oldestDueAgeMs(),
+              new ArrayList<>(byName.values()));
+        })
+        .whenComplete((stats, failure) -> get.replyTo().tell(failure == null ? StatusReply.success(stats)
+            : StatusReply.error("stats of topic " + topic + " failed: " + failure.getMessage())));
+    return this;
+  }
+
+  private Behavior<Command> onGroupAcked(GroupAcked acked) {
+    for (byte[] key : acked.acked().storageKeys()) {
+      pendingAcks.add(GroupAck.newBuilder().setTopic(topic).setGroup(acked.acked().group())
+          .setStorageKey(ByteString.copyFrom(key)).build());
+    }
+    if (!timers.isTimerActive("flush")) {
+      timers.startSingleTimer("flush", new Flush(), tc.settings().deleteBatchInterval());
+    }
+    return this;
+  }
+
+  private Behavior<Command> onFlush(Flush flush) {
+    if (flushing || pendingAcks.isEmpty()) {
+      return this;
+    }
+    flushing = true;
+    List<GroupAck> batch = pendingAcks;
+    pendingAcks = new ArrayList<>();
+    LogCommand delete = LogCommand.newBuilder().setDelete(DeleteBatch.newBuilder().addAllAcks(batch)).build();
+    getContext().pipeToSelf(tc.eventLog().append(delete), (ok, failure) -> new FlushDone(batch, failure));
+    return this;
+  }
+
+  private Behavior<Command> onFlushDone(FlushDone done) {
+    flushing = false;
+    Duration next = tc.settings().deleteBatchInterval();
+    if (done.failure() != null) {
+      getContext().getLog().warn("deleting {} acked messages of topic {} failed; retrying", done.batch().size(),
+          topic, done.failure());
+      done.batch().addAll(pendingAcks);
+      pendingAcks = new ArrayList<>(done.batch());
+      next = tc.settings().retryBackoff();
+    }
+    if (!pendingAcks.isEmpty()) {
+      timers.startSingleTimer("flush", new Flush(), next);
+    }
+    return this;
+  }
+
+  private Behavior<Command> onExpiryDue(ExpiryDue due) {
+    expiryTimerAt = Long.MAX_VALUE;
+    if (expiring) {
+      rescanExpiry = true;
+      return this;
+    }
+    expiring = true;
+    long now = System.currentTimeMillis();
+    CompletableFuture<ExpiryScanner.Expired> scan = CompletableFuture.supplyAsync(
+        () -> ExpiryScanner.scan(tc.store(), topic, now, tc.settings().expiryChunk()), tc.storageExecutor());
+    getContext().pipeToSelf(scan, ExpiryScanned::new);
+    return this;
+  }
+
+  private Behavior<Command> onExpiryScanned(ExpiryScanned scanned) {
+    if (scanned.failure() != null) {
+      return onExpiryDone(new ExpiryDone(0, false, System.currentTimeMillis()
+          + tc.settings().retryBackoff().toMillis(), scanned.failure()));
+    }
+    ExpiryScanner.Expired expired = scanned.expired();
+    boolean more = expired.storageKeys().size() >= tc.settings().expiryChunk();
+    if (expired.storageKeys().isEmpty()) {
+      return onExpiryDone(new ExpiryDone(0, false, expired.nextExpiryMs(), null));
+    }
+    ExpireMessages.Builder expire = ExpireMessages.newBuilder().setTopic(topic);
+    expired.storageKeys().forEach(k -> expire.addStorageKeys(ByteString.copyFrom(k)));
+    int count = expired.storageKeys().size();
+    getContext().pipeToSelf(tc.eventLog().append(LogCommand.newBuilder().setExpire(expire).build()),
+        (ok, failure) -> new ExpiryDone(count, more, expired.nextExpiryMs(), failure));
+    return this;
+  }
+
+  private Behavior<Command> onExpiryDone(ExpiryDone done) {
+    expiring = false;
+    long next = done.nextExpiryMs();
+    if (done.failure() != null) {
+      getContext().getLog().warn("removing expired messages of topic {} failed; retrying", topic, done.failure());
+      next = System.currentTimeMillis() + tc.settings().retryBackoff().toMillis();
+    } else {
+      TopicMetrics.expired(topic).increment(done.count());
+    }
+    boolean again = done.more() || rescanExpiry;
+    rescanExpiry = false;
+    armExpiryTimer(again ? System.currentTimeMillis() : next);
+    return this;
+  }
+
+  private void armExpiryTimer(long atMs) {
+    if (atMs == Long.MAX_VALUE || atMs >= expiryTimerAt) {
+      return;
+    }
+    expiryTimerAt = atMs;
+    timers.startSingleTimer("expiry", new ExpiryDue(), Duration.ofMillis(Math.max(0, atMs - System.currentTimeMillis())));
+  }
+
+  /** Acks collected but not flushed are written on the way out; the log drains before it closes. */
+  private Behavior<Command> onPostStop() {
+    if (!pendingAcks.isEmpty()) {
+      tc.eventLog().append(LogCommand.newBuilder().setDelete(DeleteBatch.newBuilder().addAllAcks(pendingAcks)).build());
+    }
+    return this;
+  }
+}
