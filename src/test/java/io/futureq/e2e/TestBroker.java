@@ -1,0 +1,80 @@
+package io.futureq.e2e;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import io.futureq.api.grpc.AdminClient;
+import io.futureq.api.grpc.ConsumerClient;
+import io.futureq.api.grpc.ProducerClient;
+import io.futureq.app.Node;
+import io.futureq.config.BrokerSettings;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.grpc.GrpcClientSettings;
+
+/** A real broker on free loopback ports over a data directory, plus generated gRPC clients. */
+final class TestBroker implements AutoCloseable {
+  final Path dataDir;
+  final Node node;
+  final int managementPort;
+  final ActorSystem<Void> clientSystem;
+  final ProducerClient producer;
+  final ConsumerClient consumer;
+  final AdminClient admin;
+
+  private TestBroker(Path dataDir, Node node, int managementPort) {
+    this.dataDir = dataDir;
+    this.node = node;
+    this.managementPort = managementPort;
+    this.clientSystem = ActorSystem.create(Behaviors.empty(), "test-client",
+        ConfigFactory.parseString("pekko.actor.provider = local\npekko.loglevel = WARNING")
+            .withFallback(ConfigFactory.load()));
+    GrpcClientSettings settings = GrpcClientSettings.connectToServiceAt("127.0.0.1", node.grpcPort(), clientSystem)
+        .withTls(false);
+    this.producer = ProducerClient.create(settings, clientSystem);
+    this.consumer = ConsumerClient.create(settings, clientSystem);
+    this.admin = AdminClient.create(settings, clientSystem);
+  }
+
+  static TestBroker start(Path dataDir) {
+    return start(dataDir, Map.of());
+  }
+
+  static TestBroker start(Path dataDir, Map<String, Object> overrides) {
+    int managementPort = freePort();
+    Map<String, Object> values = new HashMap<>();
+    values.put("futureq.storage.data-dir", dataDir.toString());
+    values.put("futureq.api.host", "127.0.0.1");
+    values.put("futureq.api.port", 0);
+    values.put("futureq.metrics.enabled", false);
+    values.put("futureq.management.port", managementPort);
+    values.put("futureq.cluster.remoting.port", 0);
+    values.put("futureq.group.in-flight-timeout", "2s");
+    values.put("futureq.topic.delete-batch-interval", "20ms");
+    values.putAll(overrides);
+    Config config = ConfigFactory.parseMap(values).withFallback(BrokerSettings.load(null, Map.of()));
+    return new TestBroker(dataDir, Node.start(BrokerSettings.from(config)), managementPort);
+  }
+
+  static int freePort() {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  @Override
+  public void close() {
+    producer.close();
+    consumer.close();
+    admin.close();
+    clientSystem.terminate();
+    clientSystem.getWhenTerminated().toCompletableFuture().join();
+    node.close();
+  }
+}
