@@ -1,0 +1,105 @@
+package io.futureq.e2e;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** A broker in its own JVM (same classpath as the tests), configured through a HOCON file. */
+final class BrokerProcess implements AutoCloseable {
+  final Process process;
+  final Path log;
+  final int grpcPort;
+  final int managementPort;
+
+  private BrokerProcess(Process process, Path log, int grpcPort, int managementPort) {
+    this.process = process;
+    this.log = log;
+    this.grpcPort = grpcPort;
+    this.managementPort = managementPort;
+  }
+
+  static Path writeConfig(Path dir, Path data, int grpcPort, int managementPort, String extra) throws IOException {
+    Path conf = dir.resolve("broker-" + grpcPort + ".conf");
+    Files.writeString(conf, String.join("\n",
+        "futureq.storage.data-dir = \"" + data + "\"",
+        "futureq.api.host = 127.0.0.1",
+        "futureq.api.port = " + grpcPort,
+        "futureq.management.port = " + managementPort,
+        "futureq.metrics.port = " + TestBroker.freePort(),
+        "futureq.metrics.host = 127.0.0.1",
+        "futureq.cluster.remoting.port = 0",
+        extra));
+    return conf;
+  }
+
+  static BrokerProcess start(Path dir, Path data, String extraConfig) throws IOException {
+    int grpc = TestBroker.freePort();
+    int management = TestBroker.freePort();
+    Path conf = writeConfig(dir, data, grpc, management, extraConfig);
+    Path log = dir.resolve("broker-" + grpc + ".log");
+    Process p = launch(conf, log);
+    return new BrokerProcess(p, log, grpc, management);
+  }
+
+  static Process launch(Path conf, Path log) throws IOException {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    return new ProcessBuilder(List.of(java, "-Xmx512m", "-cp", System.getProperty("java.class.path"),
+        "io.futureq.cli.FutureqCommand", "server", "--config", conf.toString()))
+        .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+  }
+
+  /** Waits until GET /ready answers 200, failing early if the process exits. */
+  BrokerProcess awaitReady(Duration within) throws Exception {
+    HttpClient http = HttpClient.newHttpClient();
+    long deadline = System.currentTimeMillis() + within.toMillis();
+    while (System.currentTimeMillis() < deadline) {
+      if (!process.isAlive()) {
+        throw new AssertionError("broker exited with " + process.exitValue() + ":\n" + Files.readString(log));
+      }
+      try {
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + managementPort
+            + "/ready")).timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() == 200) {
+          return this;
+        }
+      } catch (IOException e) {
+        // not listening yet
+      }
+      Thread.sleep(200);
+    }
+    throw new AssertionError("broker not ready within " + within + ":\n" + Files.readString(log));
+  }
+
+  String output() throws IOException {
+    return Files.readString(log);
+  }
+
+  int awaitExit(Duration within) throws Exception {
+    if (!process.waitFor(within.toMillis(), TimeUnit.MILLISECONDS)) {
+      throw new AssertionError("broker still running after " + within);
+    }
+    return process.exitValue();
+  }
+
+  @Override
+  public void close() {
+    process.destroyForcibly();
+    try {
+      process.waitFor(30, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  static File devNull() {
+    return new File("/dev/null");
+  }
+}

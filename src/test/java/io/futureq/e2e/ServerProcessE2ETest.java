@@ -1,0 +1,123 @@
+package io.futureq.e2e;
+
+import static io.futureq.e2e.Messages.message;
+import static io.futureq.e2e.Messages.request;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.futureq.api.grpc.AdminClient;
+import io.futureq.api.grpc.ConsumerClient;
+import io.futureq.api.grpc.GetClusterInfoRequest;
+import io.futureq.api.grpc.ProducerClient;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.grpc.GrpcClientSettings;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The broker as a real process: start-up checks, metrics, health, graceful SIGTERM. */
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
+class ServerProcessE2ETest {
+  private static final Duration START = Duration.ofSeconds(60);
+  static ActorSystem<Void> clients;
+
+  @TempDir
+  Path dir;
+
+  @BeforeAll
+  static void startClients() {
+    clients = ActorSystem.create(Behaviors.empty(), "process-test-clients",
+        com.typesafe.config.ConfigFactory.parseString("pekko.actor.provider = local"));
+  }
+
+  @AfterAll
+  static void stopClients() {
+    clients.terminate();
+  }
+
+  @Test
+  void badSettingsExitWithStatus2NamingEveryKey() throws Exception {
+    Path conf = BrokerProcess.writeConfig(dir, dir.resolve("data"), 70000, TestBroker.freePort(),
+        "futureq.topic.read-chunk = 0\nfutureq.group.in-flight-timeout = banana");
+    Process p = BrokerProcess.launch(conf, dir.resolve("bad.log"));
+    assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+    String out = java.nio.file.Files.readString(dir.resolve("bad.log"));
+    assertEquals(2, p.exitValue(), out);
+    assertTrue(out.contains("futureq.api.port: 70000 is outside [0, 65535]"), out);
+    assertTrue(out.contains("futureq.topic.read-chunk"), out);
+    assertTrue(out.contains("futureq.group.in-flight-timeout"), out);
+  }
+
+  @Test
+  void aLockedDataDirectoryStopsStartUpWithStatus2() throws Exception {
+    Path data = dir.resolve("shared-data");
+    try (BrokerProcess first = BrokerProcess.start(dir, data, "").awaitReady(START);
+        BrokerProcess second = BrokerProcess.start(dir, data, "")) {
+      assertEquals(2, second.awaitExit(START), second.output());
+      assertTrue(second.output().contains(data.toString()), second.output());
+      assertTrue(first.process.isAlive());
+    }
+  }
+
+  @Test
+  void servesMetricsAndHealthAndShutsDownGracefullyOnSigterm() throws Exception {
+    Path data = dir.resolve("data");
+    String topic = "graceful";
+    String metricsPort;
+    try (BrokerProcess broker = BrokerProcess.start(dir, data, "").awaitReady(START)) {
+      GrpcClientSettings settings = GrpcClientSettings.connectToServiceAt("127.0.0.1", broker.grpcPort, clients)
+          .withTls(false);
+      ProducerClient producer = ProducerClient.create(settings, clients);
+      AdminClient admin = AdminClient.create(settings, clients);
+      producer.publish(request(message(topic, "now", 0), message(topic, "soon", 1000)))
+          .toCompletableFuture().get(10, TimeUnit.SECONDS);
+      var info = admin.getClusterInfo(GetClusterInfoRequest.getDefaultInstance()).toCompletableFuture()
+          .get(10, TimeUnit.SECONDS);
+      assertEquals("standalone", info.getMode());
+      assertEquals(1, info.getMembersCount());
+      assertTrue(info.getMembers(0).getSelf());
+      assertEquals("Up", info.getMembers(0).getStatus());
+      String conf = java.nio.file.Files.readString(dir.resolve("broker-" + broker.grpcPort + ".conf"));
+      metricsPort = conf.replaceAll("(?s).*futureq.metrics.port = (\\d+).*", "$1");
+      String metrics = "";
+      for (int i = 0; i < 60 && !metrics.contains("futureq_published_total"); i++) {
+        Thread.sleep(500);
+        metrics = get("http://127.0.0.1:" + metricsPort + "/metrics");
+      }
+      assertTrue(metrics.contains("futureq_published_total"), metrics);
+      assertTrue(metrics.contains("futureq_storage_commit_latency_seconds"), metrics);
+      producer.close();
+      admin.close();
+      broker.process.destroy();
+      int status = broker.awaitExit(Duration.ofSeconds(60));
+      assertTrue(status == 0 || status == 143, "exit status " + status + "\n" + broker.output());
+    }
+    try (BrokerProcess broker = BrokerProcess.start(dir, data, "").awaitReady(START)) {
+      GrpcClientSettings settings = GrpcClientSettings.connectToServiceAt("127.0.0.1", broker.grpcPort, clients)
+          .withTls(false);
+      ConsumerClient consumer = ConsumerClient.create(settings, clients);
+      Subscription sub = new Subscription(clients, consumer, io.futureq.api.grpc.ConsumerFrame.newBuilder()
+          .setInit(io.futureq.api.grpc.SubscribeInit.newBuilder().setTopic(topic).setGroup("g")).build());
+      var got = sub.take(2, Duration.ofSeconds(15));
+      assertEquals("now", got.get(0).delivery().getPayload().toStringUtf8());
+      assertEquals("soon", got.get(1).delivery().getPayload().toStringUtf8());
+      sub.close();
+      consumer.close();
+    }
+  }
+
+  private static String get(String url) throws Exception {
+    return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url)).build(),
+        HttpResponse.BodyHandlers.ofString()).body();
+  }
+}
