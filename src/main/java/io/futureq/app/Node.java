@@ -112,7 +112,8 @@ public final class Node implements AutoCloseable {
     ServerBinding binding = await(ApiServer.bind(system, settings.api(), producer, consumer, admin, health)
         .toCompletableFuture(), "bind gRPC on " + settings.api().host() + ":" + settings.api().port());
     grpcAddress[0] = settings.api().host() + ":" + binding.localAddress().getPort();
-    registerShutdown(system, binding, eventLog, store, readiness, settings.metrics().enabled());
+    registerShutdown(system, binding, settings.api().shutdownGrace(), eventLog, store, readiness,
+        settings.metrics().enabled());
     await(PekkoManagement.get(system).start().toCompletableFuture(), "start Pekko Management on "
         + settings.management().host() + ":" + settings.management().port());
     readiness.set(true);
@@ -122,7 +123,8 @@ public final class Node implements AutoCloseable {
     return new Node(system, binding, store);
   }
 
-  private static void registerShutdown(ActorSystem<Void> system, ServerBinding binding, EventLog eventLog,
+  private static void registerShutdown(ActorSystem<Void> system, ServerBinding binding, Duration grace,
+      EventLog eventLog,
       OrderedStore store, Readiness readiness, boolean metrics) {
     CoordinatedShutdown shutdown = CoordinatedShutdown.get(system);
     shutdown.addTask(CoordinatedShutdown.PhaseServiceUnbind(), "futureq-unbind", () -> {
@@ -130,7 +132,7 @@ public final class Node implements AutoCloseable {
       return binding.unbind().thenApply(d -> Done.getInstance());
     });
     shutdown.addTask(CoordinatedShutdown.PhaseServiceRequestsDone(), "futureq-drain-requests",
-        () -> binding.terminate(Duration.ofSeconds(5)).thenApply(t -> Done.getInstance()));
+        () -> binding.terminate(grace).thenApply(t -> Done.getInstance()));
     shutdown.addTask(CoordinatedShutdown.PhaseBeforeActorSystemTerminate(), "futureq-close-storage",
         () -> CompletableFuture.supplyAsync(() -> {
           eventLog.close();

@@ -1,0 +1,142 @@
+package io.futureq.cli;
+
+import io.futureq.client.ConsumerOptions;
+import io.futureq.client.FutureQClient;
+import io.futureq.client.FutureQConsumer;
+import io.futureq.client.FutureQProducer;
+import io.futureq.client.OutgoingMessage;
+import io.futureq.client.ProducerOptions;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
+import org.HdrHistogram.ConcurrentHistogram;
+
+/** One benchmark run: consumers first, then producers, then wait for every message. */
+final class BenchRun {
+  record Plan(String topic, String group, int messages, int payloadBytes, Duration delayMin, Duration delayMax,
+      boolean burst, int producers, int consumers, int batch, int maxInFlight,
+      io.futureq.api.grpc.AckLevel ackLevel, Duration extraWait) {}
+
+  record Result(Plan plan, long publishNanos, long published, long publishErrors, long received, long duplicates,
+      long missing, long firstDeliveryMs, long lastDeliveryMs, long burstDueMs, ConcurrentHistogram lateness) {
+    double publishRate() {
+      return published * 1e9 / Math.max(1, publishNanos);
+    }
+
+    double consumeRate() {
+      return received * 1000.0 / Math.max(1, lastDeliveryMs - firstDeliveryMs);
+    }
+  }
+
+  private final FutureQClient client;
+  private final Plan plan;
+  private final PrintWriter progress;
+  private final Set<String> seen = ConcurrentHashMap.newKeySet();
+  private final AtomicLong duplicates = new AtomicLong();
+  private final AtomicLong firstDelivery = new AtomicLong(Long.MAX_VALUE);
+  private final AtomicLong lastDelivery = new AtomicLong();
+  private final ConcurrentHistogram lateness = new ConcurrentHistogram(3_600_000_000L, 3);
+
+  BenchRun(FutureQClient client, Plan plan, PrintWriter progress) {
+    this.client = client;
+    this.plan = plan;
+    this.progress = progress;
+  }
+
+  Result run() throws Exception {
+    List<FutureQConsumer> consumers = new ArrayList<>();
+    for (int i = 0; i < plan.consumers(); i++) {
+      consumers.add(client.subscribe(plan.topic(), plan.group(), m -> {
+        long now = System.currentTimeMillis();
+        if (!seen.add(m.messageId())) {
+          duplicates.incrementAndGet();
+        }
+        lateness.recordValue(Math.max(0, now - m.dueAtUnixMs()) * 1000);
+        firstDelivery.accumulateAndGet(now, Math::min);
+        lastDelivery.accumulateAndGet(now, Math::max);
+      }, ConsumerOptions.defaults().withMaxInFlight(plan.maxInFlight())));
+    }
+    Thread.sleep(500);
+    long burstDue = System.currentTimeMillis() + plan.delayMin().toMillis();
+    Set<String> published = ConcurrentHashMap.newKeySet();
+    AtomicLong errors = new AtomicLong();
+    long start = System.nanoTime();
+    List<Thread> producers = new ArrayList<>();
+    for (int p = 0; p < plan.producers(); p++) {
+      int share = plan.messages() / plan.producers() + (p < plan.messages() % plan.producers() ? 1 : 0);
+      Thread t = new Thread(() -> produce(share, burstDue, published, errors), "bench-producer-" + p);
+      producers.add(t);
+      t.start();
+    }
+    while (producers.stream().anyMatch(Thread::isAlive)) {
+      report("publishing", published.size());
+      producers.get(0).join(500);
+    }
+    for (Thread t : producers) {
+      t.join();
+    }
+    long publishNanos = System.nanoTime() - start;
+    long deadline = System.currentTimeMillis() + plan.delayMax().toMillis() + plan.extraWait().toMillis();
+    while (!seen.containsAll(published) && System.currentTimeMillis() < deadline) {
+      report("consuming", seen.size());
+      Thread.sleep(200);
+    }
+    Thread.sleep(200);
+    consumers.forEach(FutureQConsumer::close);
+    long missing = published.stream().filter(id -> !seen.contains(id)).count();
+    if (progress != null) {
+      progress.print("\r" + " ".repeat(60) + "\r");
+      progress.flush();
+    }
+    return new Result(plan, publishNanos, published.size(), errors.get(), seen.size(), duplicates.get(), missing,
+        firstDelivery.get(), lastDelivery.get(), plan.burst() ? burstDue : 0, lateness);
+  }
+
+  private void produce(int count, long burstDue, Set<String> published, AtomicLong errors) {
+    byte[] payload = new byte[plan.payloadBytes()];
+    java.util.Arrays.fill(payload, (byte) 'x');
+    ProducerOptions options = ProducerOptions.defaults().withBatchMessages(plan.batch()).withAckLevel(plan.ackLevel())
+        .withMaxOutstandingMessages(Math.max(plan.batch() * 64, 10_000));
+    try (FutureQProducer producer = client.producer(options)) {
+      List<CompletableFuture<String>> pending = new ArrayList<>();
+      ThreadLocalRandom random = ThreadLocalRandom.current();
+      long min = plan.delayMin().toMillis();
+      long max = Math.max(min, plan.delayMax().toMillis());
+      for (int i = 0; i < count; i++) {
+        OutgoingMessage.Builder m = OutgoingMessage.to(plan.topic()).payload(payload);
+        if (plan.burst()) {
+          m.at(Instant.ofEpochMilli(burstDue));
+        } else {
+          m.delay(Duration.ofMillis(min == max ? min : random.nextLong(min, max + 1)));
+        }
+        pending.add(producer.send(m.build()).whenComplete((id, e) -> {
+          if (e != null) {
+            errors.incrementAndGet();
+          } else {
+            published.add(id);
+          }
+        }));
+      }
+      producer.flush();
+      CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).exceptionally(e -> null).join();
+    }
+  }
+
+  private void report(String phase, long done) {
+    if (progress == null) {
+      return;
+    }
+    int width = 30;
+    int filled = (int) Math.min(width, done * width / Math.max(1, plan.messages()));
+    progress.print("\r" + phase + " [" + "#".repeat(filled) + " ".repeat(width - filled) + "] " + done + "/"
+        + plan.messages());
+    progress.flush();
+  }
+}

@@ -1,0 +1,69 @@
+package io.futureq.client;
+
+import io.futureq.api.grpc.Delivery;
+import java.time.Duration;
+import java.util.Map;
+
+/** One delivery; ack it when done, or nack it to have it delivered again. */
+public final class ReceivedMessage {
+  private final Delivery delivery;
+  private final long receivedAtMs;
+  private final FutureQConsumer.Stream stream;
+
+  ReceivedMessage(Delivery delivery, long receivedAtMs, FutureQConsumer.Stream stream) {
+    this.delivery = delivery;
+    this.receivedAtMs = receivedAtMs;
+    this.stream = stream;
+  }
+
+  public String topic() {
+    return delivery.getTopic();
+  }
+
+  public String messageId() {
+    return delivery.getMessageId();
+  }
+
+  public String key() {
+    return delivery.getKey();
+  }
+
+  public Map<String, String> headers() {
+    return delivery.getHeadersMap();
+  }
+
+  public byte[] payload() {
+    return delivery.getPayload().toByteArray();
+  }
+
+  public long dueAtUnixMs() {
+    return delivery.getDueAtUnixMs();
+  }
+
+  public long enqueuedAtUnixMs() {
+    return delivery.getEnqueuedAtUnixMs();
+  }
+
+  public long receivedAtUnixMs() {
+    return receivedAtMs;
+  }
+
+  /** 1 on the first delivery. */
+  public int attempt() {
+    return delivery.getAttempt();
+  }
+
+  public String group() {
+    return delivery.getGroup();
+  }
+
+  /** Done with it: the broker will not deliver it to this group again. No-op if the stream was lost. */
+  public void ack() {
+    stream.ack(delivery.getDeliveryTag());
+  }
+
+  /** Deliver it again after {@code delay}. No-op if the stream was lost (it comes back anyway). */
+  public void nack(Duration delay) {
+    stream.nack(delivery.getDeliveryTag(), delay);
+  }
+}

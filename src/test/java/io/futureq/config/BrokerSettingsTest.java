@@ -1,0 +1,76 @@
+package io.futureq.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class BrokerSettingsTest {
+  @TempDir
+  Path dir;
+
+  private static Config with(String hocon) {
+    return ConfigFactory.parseString(hocon).withFallback(BrokerSettings.load(null, Map.of()));
+  }
+
+  @Test
+  void defaultsAreValidAndMatchTheReference() {
+    BrokerSettings s = BrokerSettings.from(BrokerSettings.load(null, Map.of()));
+    assertEquals(8443, s.api().port());
+    assertEquals(9090, s.metrics().port());
+    assertEquals(8558, s.management().port());
+    assertEquals(1024L * 1024, s.api().maxPayloadBytes());
+    assertEquals(Duration.ofMillis(1), s.topic().bucketSize());
+    assertEquals(Duration.ofMillis(100), s.topic().deleteBatchInterval());
+    assertEquals(Duration.ofDays(3650), s.api().maxDelay());
+    assertEquals(Path.of("./data"), s.storage().dataDir());
+    assertTrue(s.storage().fsync());
+  }
+
+  @Test
+  void everyBadValueIsReportedWithItsKey() {
+    SettingsException e = assertThrows(SettingsException.class, () -> BrokerSettings.from(with(
+        "futureq.api.port = -1\nfutureq.topic.read-chunk = 0\nfutureq.group.in-flight-timeout = soon\n"
+            + "futureq.api.min-ack-level = SOMETIMES\nfutureq.storage.data-dir = \"\"")));
+    assertEquals(5, e.problems().size(), e.getMessage());
+    assertTrue(e.getMessage().contains("futureq.api.port: -1 is outside [0, 65535]"), e.getMessage());
+    assertTrue(e.getMessage().contains("futureq.topic.read-chunk"));
+    assertTrue(e.getMessage().contains("futureq.group.in-flight-timeout"));
+    assertTrue(e.getMessage().contains("futureq.api.min-ack-level"));
+    assertTrue(e.getMessage().contains("futureq.storage.data-dir: must not be empty"));
+  }
+
+  @Test
+  void crossFieldRulesAreChecked() {
+    SettingsException e = assertThrows(SettingsException.class, () -> BrokerSettings.from(with(
+        "futureq.api.max-payload-size = 2MiB\nfutureq.api.max-batch-size = 1MiB")));
+    assertTrue(e.getMessage().contains("futureq.api.max-payload-size: must not exceed"), e.getMessage());
+  }
+
+  @Test
+  void environmentOverridesTheFileAndTheFileOverridesDefaults() throws Exception {
+    File file = dir.resolve("my.conf").toFile();
+    Files.writeString(file.toPath(), "futureq.api.port = 9000\nfutureq.group.max-deliveries = 3\n");
+    BrokerSettings s = BrokerSettings.from(BrokerSettings.load(file, Map.of("FUTUREQ_API_PORT", "9100",
+        "FUTUREQ_API_MAX_IN_FLIGHT", "500")));
+    assertEquals(9100, s.api().port());
+    assertEquals(500, s.api().maxInFlight());
+    assertEquals(3, s.group().maxDeliveries());
+  }
+
+  @Test
+  void pekkoSettingsFollowTheFutureqKeys() {
+    Config config = BrokerSettings.load(null, Map.of("FUTUREQ_MANAGEMENT_PORT", "18558"));
+    assertEquals(18558, config.getInt("pekko.management.http.port"));
+    assertEquals("1ms", config.getString("pekko.scheduler.tick-duration"));
+  }
+}
