@@ -1,11 +1,8 @@
 package io.futureq.group;
 
-import com.google.protobuf.ByteString;
-import io.futureq.api.grpc.Delivery;
-import io.futureq.log.proto.DeadLetter;
-import io.futureq.log.proto.LogCommand;
 import io.futureq.metrics.GroupMetrics;
 import io.futureq.storage.StorageKeys;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -222,10 +219,10 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
   }
 
   private Behavior<Command> onMessagesRemoved(MessagesRemoved removed) {
-    Set<String> ids = new HashSet<>();
-    removed.storageKeys().forEach(k -> ids.add(new String(k, java.nio.charset.StandardCharsets.ISO_8859_1)));
-    ready.removeIf(p -> ids.contains(keyString(p)));
-    requeue.removeIf(p -> ids.contains(keyString(p)));
+    Set<ByteBuffer> keys = new HashSet<>();
+    removed.storageKeys().forEach(k -> keys.add(ByteBuffer.wrap(k)));
+    ready.removeIf(p -> keys.contains(ByteBuffer.wrap(p.message().storageKey())));
+    requeue.removeIf(p -> keys.contains(ByteBuffer.wrap(p.message().storageKey())));
     return this;
   }
 
@@ -347,16 +344,12 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
     int attempt = p.deliveries() + 1;
     inFlight.add(new InFlightTable.Entry<>(seq, p.message(), attempt, consumer,
         now + gc.settings().inFlightTimeout().toMillis()));
-    var m = p.message().message();
-    consumer.tell(new SubscriberSession.Deliver(Delivery.newBuilder().setTopic(gc.topic())
-        .setMessageId(p.message().id()).setKey(m.getKey()).putAllHeaders(m.getHeadersMap())
-        .setPayload(m.getPayload()).setDeliveryTag(new DeliveryTag(incarnation, seq).toString())
-        .setDueAtUnixMs(m.getDueMs()).setEnqueuedAtUnixMs(m.getEnqueuedMs()).setAttempt(attempt)
-        .setGroup(gc.group()).build()));
+    consumer.tell(new SubscriberSession.Deliver(Deliveries.of(gc, p.message(), new DeliveryTag(incarnation, seq),
+        attempt)));
     metrics.delivered.increment();
     metrics.inFlight.increment();
     if (attempt == 1) {
-      metrics.lateness.record(Math.max(0, now - m.getDueMs()));
+      metrics.lateness.record(Math.max(0, now - p.message().message().getDueMs()));
     } else {
       metrics.redelivered.increment();
     }
@@ -364,12 +357,8 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
   }
 
   private void deadLetter(Pending p, long now) {
-    String reason = "delivered " + p.deliveries() + " times without an ack (max-deliveries "
-        + gc.settings().maxDeliveries() + ") in group '" + gc.group() + "'";
-    LogCommand command = LogCommand.newBuilder().setDeadLetter(DeadLetter.newBuilder().setTopic(gc.topic())
-        .setGroup(gc.group()).setStorageKey(ByteString.copyFrom(p.message().storageKey())).setReason(reason)
-        .setNowMs(now)).build();
-    getContext().pipeToSelf(gc.eventLog().append(command), (ok, failure) -> new DeadLetterDone(p, failure));
+    getContext().pipeToSelf(gc.eventLog().append(Deliveries.deadLetter(gc, p, now)),
+        (ok, failure) -> new DeadLetterDone(p, failure));
   }
 
   private void maybeRead(long now) {
@@ -406,9 +395,5 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
       timers.startSingleTimer("requeue", new RequeueDue(),
           Duration.ofMillis(Math.max(0, at - System.currentTimeMillis())));
     }
-  }
-
-  private static String keyString(Pending p) {
-    return new String(p.message().storageKey(), java.nio.charset.StandardCharsets.ISO_8859_1);
   }
 }

@@ -24,7 +24,16 @@ final class CreditRoundRobin<C> {
   }
 
   boolean remove(C consumer) {
-    return slots.removeIf(s -> s.consumer.equals(consumer));
+    for (int i = 0; i < slots.size(); i++) {
+      if (slots.get(i).consumer.equals(consumer)) {
+        slots.remove(i);
+        if (i < next) {
+          next--;
+        }
+        return true;
+      }
+    }
+    return false;
   }
 
   boolean contains(C consumer) {

@@ -281,7 +281,8 @@ public final class BrokerStateMachine {
         return new CommandResult.DeadLettered(dl.getTopic(), dl.getGroup(), null);
       }
       NewMessage copy = NewMessage.newBuilder().setTopic(dl.getTopic() + DEAD_LETTER_SUFFIX)
-          .setPayload(record.getPayload()).setKey(record.getKey()).putAllHeaders(record.getHeadersMap())
+          .setPayload(record.getPayload()).putAllHeaders(record.getHeadersMap())
+          .putHeaders("futureq-original-key", record.getKey())
           .putHeaders("futureq-dead-letter-reason", dl.getReason())
           .putHeaders("futureq-dead-letter-group", dl.getGroup())
           .putHeaders("futureq-original-due-at-unix-ms", Long.toString(record.getDueMs()))

@@ -9,6 +9,8 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The standalone {@link EventLog}: one committer thread drains every append queued while the last
@@ -16,6 +18,7 @@ import java.util.function.LongConsumer;
  * Log indexes count group commits; the state machine stores the index with the data.
  */
 public final class LocalEventLog implements EventLog {
+  private static final Logger LOG = LoggerFactory.getLogger(LocalEventLog.class);
   private record Pending(LogCommand command, CompletableFuture<CommandResult> result) {}
 
   private static final Pending STOP = new Pending(null, null);
@@ -121,8 +124,20 @@ public final class LocalEventLog implements EventLog {
     appliedIndex = index;
     commitNanos.accept(System.nanoTime() - start);
     for (int i = 0; i < group.size(); i++) {
-      listener.applied(index, results.get(i));
+      announce(index, results.get(i));
       group.get(i).result().complete(results.get(i));
+    }
+  }
+
+  /**
+   * The entry is durable whatever the listener does; a listener failure must not stop the log
+   * (every later append would hang), so it is reported and the next result is announced.
+   */
+  private void announce(long index, CommandResult result) {
+    try {
+      listener.applied(index, result);
+    } catch (RuntimeException e) {
+      LOG.error("announcing applied log entry {} failed; its topic learns of it on its next read", index, e);
     }
   }
 }

@@ -50,7 +50,16 @@ public final class RocksStore implements OrderedStore {
     descriptors.add(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, options(settings)));
     descriptors.add(new ColumnFamilyDescriptor("messages".getBytes(), options(settings)));
     descriptors.add(new ColumnFamilyDescriptor("index".getBytes(), options(settings)));
-    this.db = RocksDB.open(dbOptions, dir.toString(), descriptors, allHandles);
+    try {
+      this.db = RocksDB.open(dbOptions, dir.toString(), descriptors, allHandles);
+    } catch (RocksDBException e) {
+      cfOptions.forEach(ColumnFamilyOptions::close);
+      dbOptions.close();
+      cache.close();
+      syncWrite.close();
+      asyncWrite.close();
+      throw e;
+    }
     handles.put(Space.META, allHandles.get(0));
     handles.put(Space.MESSAGES, allHandles.get(1));
     handles.put(Space.INDEX, allHandles.get(2));

@@ -1,0 +1,310 @@
+package io.futureq.group;
+
+import static io.futureq.log.Commands.createGroup;
+import static io.futureq.log.Commands.message;
+import static io.futureq.log.Commands.store;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.futureq.api.grpc.Delivery;
+import io.futureq.config.GroupSettings;
+import io.futureq.config.TopicSettings;
+import io.futureq.log.CommandResult;
+import io.futureq.log.TestLog;
+import io.futureq.log.proto.NewMessage;
+import io.futureq.log.proto.StoredMessage;
+import io.futureq.storage.MessageIds;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ConsumerGroupTest {
+  private static final ActorTestKit testKit = ActorTestKit.create();
+  private static final long BUCKET_MS = 10;
+  private static final String TOPIC = "orders";
+  private static final Duration WAIT = Duration.ofSeconds(5);
+  private static final TopicSettings TOPIC_SETTINGS = new TopicSettings(Duration.ofMillis(BUCKET_MS), 100,
+      Duration.ofMillis(20), 100, Duration.ofMillis(100));
+  private static final GroupSettings PATIENT = new GroupSettings(Duration.ofSeconds(30), 0, Duration.ofMinutes(1));
+  private static final GroupSettings HASTY = new GroupSettings(Duration.ofMillis(300), 0, Duration.ofMinutes(1));
+
+  @TempDir
+  Path dir;
+
+  private TestLog testLog;
+  private ExecutorService storageExecutor;
+  private final List<ActorRef<ConsumerGroup.Command>> groups = new ArrayList<>();
+  private final TestProbe<ConsumerGroup.Acked> ackSink = testKit.createTestProbe();
+
+  @AfterAll
+  static void shutdown() {
+    testKit.shutdownTestKit();
+  }
+
+  @BeforeEach
+  void open() {
+    testLog = TestLog.open(dir, BUCKET_MS);
+    storageExecutor = Executors.newSingleThreadExecutor();
+  }
+
+  @AfterEach
+  void close() throws InterruptedException {
+    groups.forEach(testKit::stop);
+    storageExecutor.shutdown();
+    assertTrue(storageExecutor.awaitTermination(10, TimeUnit.SECONDS));
+    testLog.close();
+  }
+
+  @Test
+  void deliversRoundRobinBetweenConsumers() {
+    ActorRef<ConsumerGroup.Command> group = startGroup("billing", PATIENT);
+    TestProbe<SubscriberSession.Command> first = consumer(group, 10);
+    TestProbe<SubscriberSession.Command> second = consumer(group, 10);
+
+    List<DueMessage> published = publish(group, "m1", "m2", "m3", "m4");
+
+    Delivery d1 = expectDelivery(first);
+    assertEquals("m1", d1.getPayload().toStringUtf8());
+    assertEquals(MessageIds.of(published.get(0).storageKey()), d1.getMessageId());
+    assertEquals(TOPIC, d1.getTopic());
+    assertEquals("billing", d1.getGroup());
+    assertEquals(1, d1.getAttempt());
+    assertEquals("m2", expectDelivery(second).getPayload().toStringUtf8());
+    assertEquals("m3", expectDelivery(first).getPayload().toStringUtf8());
+    assertEquals("m4", expectDelivery(second).getPayload().toStringUtf8());
+    first.expectNoMessage(Duration.ofMillis(200));
+    second.expectNoMessage(Duration.ZERO);
+  }
+
+  @Test
+  void consumerWithoutCreditGetsTheNextMessageOnlyAfterAnAck() {
+    ActorRef<ConsumerGroup.Command> group = startGroup("billing", PATIENT);
+    TestProbe<SubscriberSession.Command> consumer = consumer(group, 1);
+    publish(group, "m1", "m2");
+
+    Delivery first = expectDelivery(consumer);
+    assertEquals("m1", first.getPayload().toStringUtf8());
+    consumer.expectNoMessage(Duration.ofMillis(300));
+    ack(group, consumer, first);
+
+    assertEquals("m2", expectDelivery(consumer).getPayload().toStringUtf8());
+  }
+
+  @Test
+  void ackReportsTheMessageToTheAckSink() {
+    ActorRef<ConsumerGroup.Command> group = startGroup("billing", PATIENT);
+    TestProbe<SubscriberSession.Command> consumer = consumer(group, 10);
+    DueMessage published = publish(group, "m1").get(0);
+    Delivery delivery = expectDelivery(consumer);
+    assertEquals(1, stats(group).inFlight());
+
+    ack(group, consumer, delivery);
+
+    ConsumerGroup.Acked acked = ackSink.expectMessageClass(ConsumerGroup.Acked.class, WAIT);
+    assertEquals("billing", acked.group());
+    assertEquals(1, acked.storageKeys().size());
+    assertArrayEquals(published.storageKey(), acked.storageKeys().get(0));
+    assertEquals(0, stats(group).inFlight());
+  }
+
+  @Test
+  void unackedMessageIsRedeliveredAfterTheInFlightTimeout() {
+    ActorRef<ConsumerGroup.Command> group = startGroup("billing", HASTY);
+    TestProbe<SubscriberSession.Command> consumer = consumer(group, 10);
+    publish(group, "m1");
+
+    Delivery first = expectDelivery(consumer);
+    Delivery again = expectDelivery(consumer);
+
+    assertEquals(first.getMessageId(), again.getMessageId());
+    assertEquals(2, again.getAttempt());
+    assertNotEquals(first.getDeliveryTag(), again.getDeliveryTag());
+    group.tell(new ConsumerGroup.AckDeliveries(consumer.ref(), List.of(tag(first), tag(again))));
+    assertEquals(1, ackSink.expectMessageClass(ConsumerGroup.Acked.class, WAIT).storageKeys().size());
+    consumer.expectNoMessage(Duration.ofMillis(100));
+  }
+
+  @Test
+  void nackWithDelayRedeliversOnlyAfterTheDelay() {
+    ActorRef<ConsumerGroup.Command> group = startGroup("billing", PATIENT);
+    TestProbe<SubscriberSession.Command> consumer = consumer(group, 10);
+    publish(group, "m1");
+    Delivery first = expectDelivery(consumer);
+
+    long nackedAt = System.currentTimeMillis();
+    group.tell(new ConsumerGroup.NackDelivery(consumer.ref(), tag(first), Duration.ofMillis(500)));
+    consumer.expectNoMessage(Duration.ofMillis(200));
+    Delivery again = expectDelivery(consumer);
+
+    assertTrue(System.currentTimeMillis() - nackedAt >= 500, "redelivered before the requeue delay");
+    assertEquals(first.getMessageId(), again.getMessageId());
+    assertEquals(2, again.getAttempt());
+    ackSink.expectNoMessage(Duration.ZERO);
+  }
+
+  @Test
+  void nackWithoutDelayRedeliversAtOnce() {
+    ActorRef<ConsumerGroup.Command> group = startGroup("billing", PATIENT);
+    TestProbe<SubscriberSession.Command> consumer = consumer(group, 1);
+    publish(group, "m1", "m2");
+    Delivery first = expectDelivery(consumer);
+
+    group.tell(new ConsumerGroup.NackDelivery(consumer.ref(), tag(first), Duration.ZERO));
+
+    Delivery again = expectDelivery(consumer);
+    assertEquals("m1", again.getPayload().toStringUtf8());
+    assertEquals(2, again.getAttempt());
+  }
+
+  @Test
+  void ackOfATagNeverIssuedRefusesThatConsumer() {
+    ActorRef<ConsumerGroup.Command> group = startGroup("billing", PATIENT);
+    TestProbe<SubscriberSession.Command> consumer = consumer(group, 10);
+    publish(group, "m1");
+    DeliveryTag issued = tag(expectDelivery(consumer));
+
+    DeliveryTag unknown = new DeliveryTag(issued.incarnation(), issued.seq() + 100);
+    group.tell(new ConsumerGroup.AckDeliveries(consumer.ref(), List.of(unknown)));
+
+    SubscriberSession.Refuse refuse = consumer.expectMessageClass(SubscriberSession.Refuse.class, WAIT);
+    assertTrue(refuse.reason().contains(unknown.toString()), refuse.reason());
+    ackSink.expectNoMessage(Duration.ofMillis(100));
+  }
+
+  @Test
+  void ackOfAnotherConsumersTagRefusesTheAckerAndKeepsTheDelivery() {
+    ActorRef<ConsumerGroup.Command> group = startGroup("billing", PATIENT);
+    TestProbe<SubscriberSession.Command> owner = consumer(group, 10);
+    TestProbe<SubscriberSession.Command> other = consumer(group, 10);
+    publish(group, "m1");
+    Delivery delivery = expectDelivery(owner);
+
+    group.tell(new ConsumerGroup.AckDeliveries(other.ref(), List.of(tag(delivery))));
+
+    other.expectMessageClass(SubscriberSession.Refuse.class, WAIT);
+    assertEquals(1, stats(group).inFlight());
+    ack(group, owner, delivery);
+    ackSink.expectMessageClass(ConsumerGroup.Acked.class, WAIT);
+  }
+
+  @Test
+  void ackWithATagOfAnotherIncarnationIsIgnored() {
+    ActorRef<ConsumerGroup.Command> group = startGroup("billing", PATIENT);
+    TestProbe<SubscriberSession.Command> consumer = consumer(group, 10);
+    publish(group, "m1");
+    DeliveryTag issued = tag(expectDelivery(consumer));
+
+    group.tell(new ConsumerGroup.AckDeliveries(consumer.ref(),
+        List.of(new DeliveryTag(issued.incarnation() ^ 1, issued.seq()))));
+
+    consumer.expectNoMessage(Duration.ofMillis(200));
+    ackSink.expectNoMessage(Duration.ZERO);
+    assertEquals(1, stats(group).inFlight());
+  }
+
+  @Test
+  void messageIsDeadLetteredAfterMaxDeliveries() {
+    ActorRef<ConsumerGroup.Command> group = startGroup("billing",
+        new GroupSettings(Duration.ofMillis(300), 2, Duration.ofMinutes(1)));
+    TestProbe<SubscriberSession.Command> consumer = consumer(group, 10);
+    publish(group, "m1");
+
+    assertEquals(1, expectDelivery(consumer).getAttempt());
+    assertEquals(2, expectDelivery(consumer).getAttempt());
+
+    String deadLetterTopic = TOPIC + ".dead-letter";
+    consumer.awaitAssert(WAIT, () -> {
+      assertEquals(1, testLog.stateMachine().pending(deadLetterTopic));
+      assertEquals(0, testLog.stateMachine().pending(TOPIC));
+      return null;
+    });
+    List<StoredMessage> copies = testLog.messagesOf(deadLetterTopic);
+    assertEquals(1, copies.size());
+    assertEquals("m1", copies.get(0).getPayload().toStringUtf8());
+    assertTrue(copies.get(0).getHeadersOrThrow("futureq-dead-letter-reason").contains("max-deliveries 2"));
+    assertEquals("billing", copies.get(0).getHeadersOrThrow("futureq-dead-letter-group"));
+    assertTrue(testLog.messagesOf(TOPIC).isEmpty());
+    consumer.expectNoMessage(Duration.ofMillis(500));
+  }
+
+  @Test
+  void messagesOfAStoppedConsumerAreRedeliveredToAnother() {
+    ActorRef<ConsumerGroup.Command> group = startGroup("billing", PATIENT);
+    TestProbe<SubscriberSession.Command> leaving = consumer(group, 10);
+    TestProbe<SubscriberSession.Command> staying = consumer(group, 10);
+    publish(group, "m1", "m2");
+    Delivery lost = expectDelivery(leaving);
+    assertEquals("m2", expectDelivery(staying).getPayload().toStringUtf8());
+
+    leaving.stop();
+
+    Delivery again = expectDelivery(staying);
+    assertEquals(lost.getMessageId(), again.getMessageId());
+    assertEquals(2, again.getAttempt());
+    assertEquals(1, stats(group).consumers());
+  }
+
+  private ActorRef<ConsumerGroup.Command> startGroup(String name, GroupSettings settings) {
+    testLog.apply(createGroup(TOPIC, name));
+    GroupContext context = new GroupContext(TOPIC, name, settings, TOPIC_SETTINGS, testLog.store(), BUCKET_MS,
+        storageExecutor, testLog.log(), ackSink.ref());
+    ActorRef<ConsumerGroup.Command> group = testKit.spawn(ConsumerGroup.create(context, null));
+    groups.add(group);
+    return group;
+  }
+
+  private static TestProbe<SubscriberSession.Command> consumer(ActorRef<ConsumerGroup.Command> group, int credit) {
+    TestProbe<SubscriberSession.Command> probe = testKit.createTestProbe();
+    group.tell(new ConsumerGroup.AddConsumer(probe.ref(), credit));
+    return probe;
+  }
+
+  /** Stores messages due now and announces them to the group, as the topic does after commit. */
+  private List<DueMessage> publish(ActorRef<ConsumerGroup.Command> group, String... payloads) {
+    long now = System.currentTimeMillis();
+    List<NewMessage> messages = new ArrayList<>();
+    for (String payload : payloads) {
+      messages.add(message(TOPIC, payload, now));
+    }
+    CommandResult result = testLog.apply(store(messages.toArray(NewMessage[]::new)));
+    List<DueMessage> stored = new ArrayList<>();
+    for (CommandResult.StoredRef ref : ((CommandResult.Stored) result).messages()) {
+      stored.add(new DueMessage(ref.storageKey(), ref.message()));
+    }
+    group.tell(new ConsumerGroup.MessagesStored(testLog.indexOf(result), stored));
+    return stored;
+  }
+
+  private static Delivery expectDelivery(TestProbe<SubscriberSession.Command> consumer) {
+    return consumer.expectMessageClass(SubscriberSession.Deliver.class, WAIT).delivery();
+  }
+
+  private static void ack(ActorRef<ConsumerGroup.Command> group, TestProbe<SubscriberSession.Command> consumer,
+      Delivery delivery) {
+    group.tell(new ConsumerGroup.AckDeliveries(consumer.ref(), List.of(tag(delivery))));
+  }
+
+  private static DeliveryTag tag(Delivery delivery) {
+    return DeliveryTag.parse(delivery.getDeliveryTag());
+  }
+
+  private static ConsumerGroup.Stats stats(ActorRef<ConsumerGroup.Command> group) {
+    TestProbe<ConsumerGroup.Stats> probe = testKit.createTestProbe();
+    group.tell(new ConsumerGroup.GetStats(probe.ref()));
+    return probe.expectMessageClass(ConsumerGroup.Stats.class, WAIT);
+  }
+}

@@ -1,0 +1,311 @@
+package io.futureq.log;
+
+import static io.futureq.log.Commands.ack;
+import static io.futureq.log.Commands.cancelByKey;
+import static io.futureq.log.Commands.cancelByStorageKey;
+import static io.futureq.log.Commands.createGroup;
+import static io.futureq.log.Commands.deadLetter;
+import static io.futureq.log.Commands.expire;
+import static io.futureq.log.Commands.message;
+import static io.futureq.log.Commands.store;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.futureq.log.CommandResult.Reason;
+import io.futureq.log.CommandResult.StoredRef;
+import io.futureq.log.proto.LogCommand;
+import io.futureq.log.proto.NewMessage;
+import io.futureq.log.proto.StoredMessage;
+import io.futureq.storage.OrderedStore.Space;
+import io.futureq.storage.StorageKeys;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class BrokerStateMachineTest {
+  private static final long BUCKET_MS = 1000;
+  private static final String TOPIC = "orders";
+
+  @TempDir
+  Path dir;
+
+  private TestLog testLog;
+
+  @BeforeEach
+  void open() {
+    testLog = TestLog.open(dir, BUCKET_MS);
+  }
+
+  @AfterEach
+  void close() {
+    testLog.close();
+  }
+
+  @Test
+  void storeAssignsIncreasingEventIdsThatSurviveReopen() {
+    List<StoredRef> first = stored(apply(store(message(TOPIC, "a", 5_500), message(TOPIC, "b", 1_200))));
+    testLog.reopen();
+    StoredRef later = stored(apply(store(message(TOPIC, "c", 0)))).get(0);
+
+    long a = first.get(0).message().getEventId();
+    long b = first.get(1).message().getEventId();
+    assertTrue(a < b && b < later.message().getEventId());
+    for (StoredRef ref : List.of(first.get(0), first.get(1), later)) {
+      assertFalse(ref.duplicate());
+      assertEquals(ref.message().getEventId(), StorageKeys.eventIdOf(ref.storageKey()));
+      assertEquals(StorageKeys.topicHash(TOPIC), StorageKeys.topicHashOf(ref.storageKey()));
+      assertEquals(ref.message().getDueMs() / BUCKET_MS, StorageKeys.dueBucketOf(ref.storageKey()));
+      assertEquals(ref.message(), testLog.read(ref.storageKey()));
+    }
+    assertEquals(3, pending(TOPIC));
+  }
+
+  @Test
+  void publishingAStoredKeyAgainReturnsTheStoredMessageAsDuplicate() {
+    StoredRef original = stored(apply(store(keyed("k", "first")))).get(0);
+
+    StoredRef again = stored(apply(store(keyed("k", "second")))).get(0);
+
+    assertTrue(again.duplicate());
+    assertArrayEquals(original.storageKey(), again.storageKey());
+    assertEquals("first", again.message().getPayload().toStringUtf8());
+    assertEquals(1, pending(TOPIC));
+  }
+
+  @Test
+  void aKeyRepeatedWithinOneBatchIsStoredOnce() {
+    List<StoredRef> refs = stored(apply(store(keyed("k", "first"), keyed("k", "second"), keyed("other", "x"))));
+
+    assertFalse(refs.get(0).duplicate());
+    assertTrue(refs.get(1).duplicate());
+    assertFalse(refs.get(2).duplicate());
+    assertArrayEquals(refs.get(0).storageKey(), refs.get(1).storageKey());
+    assertEquals(2, pending(TOPIC));
+  }
+
+  @Test
+  void aKeyRepeatedAcrossCommandsOfOneEntryIsStoredOnce() {
+    testLog.log().close();
+    BrokerStateMachine.Prepared prepared =
+        testLog.stateMachine().prepare(1, List.of(store(keyed("k", "a")), store(keyed("k", "b"))));
+    testLog.store().commit(prepared.batch(), true);
+    List<CommandResult> results = prepared.results();
+    testLog.stateMachine().committed(prepared);
+
+    assertTrue(stored(results.get(1)).get(0).duplicate());
+    assertArrayEquals(stored(results.get(0)).get(0).storageKey(), stored(results.get(1)).get(0).storageKey());
+    assertEquals(1, pending(TOPIC));
+  }
+
+  @Test
+  void cancelByKeyRemovesTheMessageAndFreesTheKey() {
+    StoredRef ref = stored(apply(store(keyed("k", "a")))).get(0);
+
+    CommandResult.Cancelled first = (CommandResult.Cancelled) apply(cancelByKey(TOPIC, "k"));
+    CommandResult.Cancelled second = (CommandResult.Cancelled) apply(cancelByKey(TOPIC, "k"));
+
+    assertTrue(first.existed());
+    assertArrayEquals(ref.storageKey(), first.storageKey());
+    assertEquals("a", first.message().getPayload().toStringUtf8());
+    assertFalse(second.existed());
+    assertNull(testLog.store().get(Space.MESSAGES, ref.storageKey()));
+    assertEquals(0, pending(TOPIC));
+    assertFalse(stored(apply(store(keyed("k", "b")))).get(0).duplicate());
+  }
+
+  @Test
+  void cancelByStorageKeyRemovesOnlyOnItsOwnTopic() {
+    StoredRef ref = stored(apply(store(message(TOPIC, "a", 0)))).get(0);
+
+    CommandResult.Cancelled wrongTopic =
+        (CommandResult.Cancelled) apply(cancelByStorageKey("payments", ref.storageKey()));
+    CommandResult.Cancelled first = (CommandResult.Cancelled) apply(cancelByStorageKey(TOPIC, ref.storageKey()));
+    CommandResult.Cancelled second = (CommandResult.Cancelled) apply(cancelByStorageKey(TOPIC, ref.storageKey()));
+
+    assertFalse(wrongTopic.existed());
+    assertTrue(first.existed());
+    assertFalse(second.existed());
+    assertNull(testLog.store().get(Space.MESSAGES, ref.storageKey()));
+    assertEquals(0, pending(TOPIC));
+  }
+
+  @Test
+  void universalAckDeletesWhenTheTopicHasNoGroups() {
+    StoredRef ref = stored(apply(store(message(TOPIC, "a", 0)))).get(0);
+
+    CommandResult.Removed removed = (CommandResult.Removed) apply(ack(TOPIC, "", ref.storageKey()));
+
+    assertEquals(Reason.ACKED, removed.reason());
+    assertEquals(1, removed.storageKeys().size());
+    assertArrayEquals(ref.storageKey(), removed.storageKeys().get(0));
+    assertNull(testLog.store().get(Space.MESSAGES, ref.storageKey()));
+    assertEquals(0, pending(TOPIC));
+  }
+
+  @Test
+  void messageIsRemovedOnlyAfterEveryGroupAcked() {
+    apply(createGroup(TOPIC, "billing"));
+    apply(createGroup(TOPIC, "shipping"));
+    byte[] key = stored(apply(store(message(TOPIC, "a", 0)))).get(0).storageKey();
+    assertEquals(1, pending(TOPIC));
+
+    assertTrue(removedKeys(apply(ack(TOPIC, "billing", key))).isEmpty());
+    assertTrue(removedKeys(apply(ack(TOPIC, "billing", key))).isEmpty());
+    assertTrue(removedKeys(apply(ack(TOPIC, "", key))).isEmpty());
+    assertEquals(1, pending(TOPIC));
+    assertNotNull(testLog.store().get(Space.MESSAGES, key));
+
+    assertEquals(1, removedKeys(apply(ack(TOPIC, "shipping", key))).size());
+    assertEquals(0, pending(TOPIC));
+    assertNull(testLog.store().get(Space.MESSAGES, key));
+    assertEquals(0, testLog.countIndexKeys(StorageKeys.ackMarkPrefix(key)));
+  }
+
+  @Test
+  void ackFromAnUnknownGroupIsIgnored() {
+    apply(createGroup(TOPIC, "billing"));
+    apply(createGroup(TOPIC, "shipping"));
+    byte[] key = stored(apply(store(message(TOPIC, "a", 0)))).get(0).storageKey();
+
+    assertTrue(removedKeys(apply(ack(TOPIC, "stranger", key))).isEmpty());
+    assertTrue(removedKeys(apply(ack(TOPIC, "billing", key))).isEmpty());
+
+    assertEquals(1, pending(TOPIC));
+    assertNotNull(testLog.store().get(Space.MESSAGES, key));
+  }
+
+  @Test
+  void creatingAGroupTwiceRegistersItOnce() {
+    CommandResult.GroupCreated first = (CommandResult.GroupCreated) apply(createGroup(TOPIC, "billing"));
+    CommandResult.GroupCreated second = (CommandResult.GroupCreated) apply(createGroup(TOPIC, "billing"));
+
+    assertFalse(first.existed());
+    assertTrue(second.existed());
+    assertEquals(List.of("billing"), GroupRegistry.read(testLog.store(), TOPIC));
+    assertEquals(List.of(), GroupRegistry.read(testLog.store(), "payments"));
+  }
+
+  @Test
+  void expiringRemovesTheMessageAndFreesItsKey() {
+    long expireMs = 9_000;
+    StoredRef ref = stored(apply(store(message(TOPIC, "a", 0, "k", expireMs, Map.of())))).get(0);
+    assertEquals(1, testLog.countIndexKeys(StorageKeys.expiryPrefix(TOPIC)));
+
+    assertTrue(removedKeys(apply(expire("payments", ref.storageKey()))).isEmpty());
+    CommandResult.Removed removed = (CommandResult.Removed) apply(expire(TOPIC, ref.storageKey()));
+
+    assertEquals(Reason.EXPIRED, removed.reason());
+    assertArrayEquals(ref.storageKey(), removed.storageKeys().get(0));
+    assertEquals(0, pending(TOPIC));
+    assertEquals(0, testLog.countIndexKeys(StorageKeys.expiryPrefix(TOPIC)));
+    assertNull(testLog.store().get(Space.INDEX, StorageKeys.messageKeyIndex(TOPIC, "k")));
+    assertFalse(stored(apply(store(keyed("k", "b")))).get(0).duplicate());
+  }
+
+  @Test
+  void deadLetterStoresACopyAndCountsAsThatGroupsAck() {
+    apply(createGroup(TOPIC, "billing"));
+    apply(createGroup(TOPIC, "shipping"));
+    byte[] key = stored(apply(store(message(TOPIC, "body", 700, "k", 0, Map.of("h", "v"))))).get(0).storageKey();
+
+    CommandResult.DeadLettered result =
+        (CommandResult.DeadLettered) apply(deadLetter(TOPIC, "billing", key, "why", 4_321));
+
+    String deadTopic = TOPIC + ".dead-letter";
+    StoredMessage copy = testLog.read(result.copy().storageKey());
+    assertEquals(deadTopic, copy.getTopic());
+    assertEquals("body", copy.getPayload().toStringUtf8());
+    assertEquals("why", copy.getHeadersOrThrow("futureq-dead-letter-reason"));
+    assertEquals("billing", copy.getHeadersOrThrow("futureq-dead-letter-group"));
+    assertEquals("700", copy.getHeadersOrThrow("futureq-original-due-at-unix-ms"));
+    assertEquals("v", copy.getHeadersOrThrow("h"));
+    assertEquals(4_321, copy.getDueMs());
+    assertEquals(1, pending(deadTopic));
+    assertEquals(1, pending(TOPIC));
+
+    assertEquals(1, removedKeys(apply(ack(TOPIC, "shipping", key))).size());
+    assertEquals(0, pending(TOPIC));
+  }
+
+  @Test
+  void deadLetteringAGoneMessageStoresNothing() {
+    CommandResult.DeadLettered result = (CommandResult.DeadLettered) apply(
+        deadLetter(TOPIC, "billing", StorageKeys.message(StorageKeys.topicHash(TOPIC), 1, 99), "why", 1));
+
+    assertNull(result.copy());
+    assertEquals(0, pending(TOPIC + ".dead-letter"));
+  }
+
+  @Test
+  void reopeningWithAnotherBucketSizeFails() {
+    testLog.log().close();
+
+    IllegalStateException e =
+        assertThrows(IllegalStateException.class, () -> new BrokerStateMachine(testLog.store(), 500));
+
+    assertTrue(e.getMessage().contains("500ms") && e.getMessage().contains(BUCKET_MS + "ms"), e.getMessage());
+  }
+
+  @Test
+  void shouldKeepItsState() {
+    apply(createGroup(TOPIC, "billing"));
+    apply(createGroup(TOPIC, "shipping"));
+    byte[] key = stored(apply(store(message(TOPIC, "a", 0), message(TOPIC, "b", 0)))).get(0).storageKey();
+    apply(ack(TOPIC, "billing", key));
+    long index = testLog.log().appliedIndex();
+
+    testLog.reopen();
+
+    assertEquals(index, testLog.stateMachine().appliedIndex());
+    assertEquals(2, pending(TOPIC));
+    assertEquals(1, removedKeys(apply(ack(TOPIC, "shipping", key))).size());
+    assertEquals(index + 1, testLog.log().appliedIndex());
+    assertEquals(1, pending(TOPIC));
+  }
+
+  @Test
+  void abandonedEntryLeavesNoTrace() {
+    testLog.log().close();
+    BrokerStateMachine.Prepared prepared = testLog.stateMachine().prepare(1, List.of(store(keyed("k", "a"))));
+    byte[] key = stored(prepared.results().get(0)).get(0).storageKey();
+    testLog.stateMachine().abandoned(prepared);
+
+    assertEquals(0, pending(TOPIC));
+    assertEquals(0, testLog.stateMachine().appliedIndex());
+    assertNull(testLog.store().get(Space.MESSAGES, key));
+    BrokerStateMachine.Prepared retry = testLog.stateMachine().prepare(1, List.of(store(keyed("k", "b"))));
+    StoredRef ref = stored(retry.results().get(0)).get(0);
+    retry.close();
+    assertFalse(ref.duplicate());
+    assertArrayEquals(key, ref.storageKey());
+  }
+
+  private CommandResult apply(LogCommand command) {
+    return testLog.apply(command);
+  }
+
+  private long pending(String topic) {
+    return testLog.stateMachine().pending(topic);
+  }
+
+  private static NewMessage keyed(String key, String payload) {
+    return message(TOPIC, payload, 0, key, 0, Map.of());
+  }
+
+  private static List<StoredRef> stored(CommandResult result) {
+    return ((CommandResult.Stored) result).messages();
+  }
+
+  private static List<byte[]> removedKeys(CommandResult result) {
+    return ((CommandResult.Removed) result).storageKeys();
+  }
+}
