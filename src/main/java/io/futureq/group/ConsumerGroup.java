@@ -1,5 +1,6 @@
 package io.futureq.group;
 
+import io.futureq.serialization.CborSerializable;
 import io.futureq.metrics.GroupMetrics;
 import io.futureq.storage.StorageKeys;
 import java.nio.ByteBuffer;
@@ -27,7 +28,7 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  */
 public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command> {
 
-  public sealed interface Command {}
+  public sealed interface Command extends CborSerializable {}
 
   public record AddConsumer(ActorRef<SubscriberSession.Command> consumer, int maxInFlight) implements Command {}
 

@@ -1,5 +1,6 @@
 package io.futureq.group;
 
+import io.futureq.serialization.CborSerializable;
 import io.futureq.api.grpc.ConsumerFrame;
 import io.futureq.api.grpc.Delivery;
 import io.grpc.Status;
@@ -18,7 +19,7 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
  */
 public final class SubscriberSession {
 
-  public sealed interface Command {}
+  public sealed interface Command extends CborSerializable {}
 
   /** A frame after the init, from the client. */
   public record FrameReceived(ConsumerFrame frame) implements Command {}

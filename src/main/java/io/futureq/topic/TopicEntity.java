@@ -1,5 +1,6 @@
 package io.futureq.topic;
 
+import io.futureq.serialization.CborSerializable;
 import com.google.protobuf.ByteString;
 import io.futureq.group.ConsumerGroup;
 import io.futureq.group.DueMessage;
@@ -40,7 +41,7 @@ import org.apache.pekko.pattern.StatusReply;
 public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
   public static final EntityTypeKey<Command> ENTITY_KEY = EntityTypeKey.create(Command.class, "topic");
 
-  public sealed interface Command {}
+  public sealed interface Command extends CborSerializable {}
 
   /** Adds a consumer to a group ("" for universal), creating a durable group on first use. */
   public record Attach(String group, ActorRef<SubscriberSession.Command> consumer, int maxInFlight,

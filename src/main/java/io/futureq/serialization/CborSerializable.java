@@ -1,4 +1,4 @@
-package io.futureq.app;
+package io.futureq.serialization;
 
 /** Marker for messages that cross nodes; bound to jackson-cbor in conf/futureq.conf. */
 public interface CborSerializable {}

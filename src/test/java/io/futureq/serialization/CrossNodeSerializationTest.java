@@ -1,0 +1,81 @@
+package io.futureq.serialization;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.google.protobuf.ByteString;
+import com.typesafe.config.ConfigFactory;
+import io.futureq.api.grpc.Delivery;
+import io.futureq.config.BrokerSettings;
+import io.futureq.group.ConsumerGroup;
+import io.futureq.group.DeliveryTag;
+import io.futureq.group.DueMessage;
+import io.futureq.group.SubscriberSession;
+import io.futureq.log.proto.StoredMessage;
+import io.futureq.topic.TopicEntity;
+import io.futureq.topic.TopicStats;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+
+/** Every message that can cross nodes survives a round trip through its configured serializer. */
+class CrossNodeSerializationTest {
+  static final ActorTestKit testKit = ActorTestKit.create("serialization",
+      ConfigFactory.parseString("pekko.actor.provider = local").withFallback(BrokerSettings.load(null, Map.of())));
+
+  @AfterAll
+  static void shutdown() {
+    testKit.shutdownTestKit();
+  }
+
+  private static <T> T roundTrip(T message) {
+    return testKit.serializationTestKit().verifySerialization(message, false);
+  }
+
+  private static final StoredMessage STORED = StoredMessage.newBuilder().setTopic("t").setKey("k")
+      .setPayload(ByteString.copyFromUtf8("p")).putHeaders("h", "v").setDueMs(5).setEventId(9).build();
+
+  @Test
+  void topicEntityCommandsRoundTrip() {
+    TestProbe<SubscriberSession.Command> consumer = testKit.createTestProbe();
+    TestProbe<org.apache.pekko.pattern.StatusReply<org.apache.pekko.actor.typed.ActorRef<ConsumerGroup.Command>>>
+        reply = testKit.createTestProbe();
+    TopicEntity.Attach attach = roundTrip(new TopicEntity.Attach("g", consumer.getRef(), 10, reply.getRef()));
+    assertEquals(consumer.getRef(), attach.consumer());
+    TopicEntity.MessagesStored stored = roundTrip(new TopicEntity.MessagesStored(7,
+        List.of(new DueMessage(new byte[] {1, 2, 3}, STORED))));
+    assertEquals(7, stored.index());
+    assertEquals(STORED, stored.messages().get(0).message());
+    assertArrayEquals(new byte[] {1, 2, 3}, stored.messages().get(0).storageKey());
+    TopicEntity.MessagesRemoved removed = roundTrip(new TopicEntity.MessagesRemoved(List.of(new byte[] {4})));
+    assertArrayEquals(new byte[] {4}, removed.storageKeys().get(0));
+    roundTrip(new TopicEntity.Wake());
+    TestProbe<org.apache.pekko.pattern.StatusReply<TopicStats>> stats = testKit.createTestProbe();
+    roundTrip(new TopicEntity.GetStats(stats.getRef()));
+  }
+
+  @Test
+  void groupCommandsRoundTrip() {
+    TestProbe<SubscriberSession.Command> consumer = testKit.createTestProbe();
+    assertEquals(new ConsumerGroup.AddConsumer(consumer.getRef(), 5),
+        roundTrip(new ConsumerGroup.AddConsumer(consumer.getRef(), 5)));
+    assertEquals(List.of(new DeliveryTag(1, 2)),
+        roundTrip(new ConsumerGroup.AckDeliveries(consumer.getRef(), List.of(new DeliveryTag(1, 2)))).tags());
+    assertEquals(Duration.ofMillis(250), roundTrip(new ConsumerGroup.NackDelivery(consumer.getRef(),
+        new DeliveryTag(1, 3), Duration.ofMillis(250))).requeueDelay());
+  }
+
+  @Test
+  void sessionCommandsAndStatsRoundTrip() {
+    Delivery delivery = Delivery.newBuilder().setTopic("t").setMessageId("m").setPayload(ByteString.copyFromUtf8("x"))
+        .setDeliveryTag("1-2").setAttempt(3).build();
+    assertEquals(delivery, roundTrip(new SubscriberSession.Deliver(delivery)).delivery());
+    assertEquals("why", roundTrip(new SubscriberSession.Refuse("why")).reason());
+    TopicStats stats = new TopicStats("t", 3, 1, 100, 5, List.of(new ConsumerGroup.Stats("g", 1, 2, 3, 4)));
+    assertEquals(stats, roundTrip(stats));
+  }
+}
