@@ -1,7 +1,10 @@
 package io.futureq.api;
 
 import com.google.protobuf.InvalidProtocolBufferException;
+import io.futureq.api.grpc.AddRaftPeerRequest;
 import io.futureq.api.grpc.Admin;
+import io.futureq.api.grpc.RaftInfo;
+import io.futureq.api.grpc.RemoveRaftPeerRequest;
 import io.futureq.api.grpc.ClusterInfo;
 import io.futureq.api.grpc.GetClusterInfoRequest;
 import io.futureq.api.grpc.GetTopicStatsRequest;
@@ -19,7 +22,10 @@ import io.futureq.topic.TopicStats;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
-import java.util.function.Supplier;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.TreeSet;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.cluster.typed.Cluster;
 
@@ -30,18 +36,19 @@ public final class AdminService implements Admin {
   private final Executor storageExecutor;
   private final TopicRouter router;
   private final String nodeId;
-  private final boolean clustered;
-  private final Supplier<String> grpcAddress;
+  private final Duration askTimeout;
+  private final RaftMembership raft;
 
+  /** @param raft the Raft group in clustered mode; null when standalone */
   public AdminService(ActorSystem<?> system, OrderedStore store, Executor storageExecutor, TopicRouter router,
-      String nodeId, boolean clustered, Supplier<String> grpcAddress) {
+      String nodeId, Duration askTimeout, RaftMembership raft) {
     this.system = system;
     this.store = store;
     this.storageExecutor = storageExecutor;
     this.router = router;
     this.nodeId = nodeId;
-    this.clustered = clustered;
-    this.grpcAddress = grpcAddress;
+    this.askTimeout = askTimeout;
+    this.raft = raft;
   }
 
   @Override
@@ -87,17 +94,57 @@ public final class AdminService implements Admin {
   @Override
   public CompletionStage<ClusterInfo> getClusterInfo(GetClusterInfoRequest in) {
     Cluster cluster = Cluster.get(system);
-    ClusterInfo.Builder out = ClusterInfo.newBuilder().setMode(clustered ? "cluster" : "standalone")
-        .setSelfNodeId(nodeId);
-    cluster.state().getMembers().forEach(m -> {
-      boolean self = m.address().equals(cluster.selfMember().address());
-      Member.Builder member = Member.newBuilder().setAddress(m.address().toString()).setStatus(m.status().toString())
-          .setSelf(self).addAllRoles(m.getRoles());
-      if (self) {
-        member.setNodeId(nodeId).setGrpcAddress(grpcAddress.get());
+    return GrpcErrors.translate(NodeDirectory.describeAll(system, askTimeout).thenApply(nodes -> {
+      Map<String, NodeDirectory.Description> byAddress = new HashMap<>();
+      nodes.forEach(n -> byAddress.put(n.address(), n));
+      ClusterInfo.Builder out = ClusterInfo.newBuilder().setMode(raft == null ? "standalone" : "cluster")
+          .setSelfNodeId(nodeId);
+      cluster.state().getMembers().forEach(m -> {
+        Member.Builder member = Member.newBuilder().setAddress(m.address().toString())
+            .setStatus(m.status().toString()).setSelf(m.address().equals(cluster.selfMember().address()))
+            .addAllRoles(m.getRoles());
+        NodeDirectory.Description d = byAddress.get(m.address().toString());
+        if (d != null) {
+          member.setNodeId(d.nodeId()).setGrpcAddress(d.grpcAddress()).addAllTopics(new TreeSet<>(d.topics()));
+        }
+        out.addMembers(member);
+      });
+      if (raft != null) {
+        out.setRaft(raft.status());
       }
-      out.addMembers(member);
-    });
-    return CompletableFuture.completedFuture(out.build());
+      return out.build();
+    }));
+  }
+
+  @Override
+  public CompletionStage<RaftInfo> addRaftPeer(AddRaftPeerRequest in) {
+    try {
+      requireCluster();
+      RequestValidator.name("node_id", in.getNodeId());
+      if (!in.getRaftAddress().matches("[^:\\s]+:\\d{1,5}")) {
+        throw InvalidRequest.invalid("raft_address: must be HOST:PORT, got '" + in.getRaftAddress() + "'");
+      }
+    } catch (InvalidRequest e) {
+      return GrpcErrors.translate(CompletableFuture.failedFuture(e));
+    }
+    return GrpcErrors.translate(raft.add(in.getNodeId(), in.getRaftAddress()).thenApply(v -> raft.status()));
+  }
+
+  @Override
+  public CompletionStage<RaftInfo> removeRaftPeer(RemoveRaftPeerRequest in) {
+    try {
+      requireCluster();
+      RequestValidator.name("node_id", in.getNodeId());
+    } catch (InvalidRequest e) {
+      return GrpcErrors.translate(CompletableFuture.failedFuture(e));
+    }
+    return GrpcErrors.translate(raft.remove(in.getNodeId()).thenApply(v -> raft.status()));
+  }
+
+  private void requireCluster() {
+    if (raft == null) {
+      throw new InvalidRequest(io.grpc.Status.Code.FAILED_PRECONDITION,
+          "this broker runs standalone (futureq.cluster.enabled = false): there is no Raft group");
+    }
   }
 }

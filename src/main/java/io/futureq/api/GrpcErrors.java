@@ -1,6 +1,7 @@
 package io.futureq.api;
 
 import io.futureq.log.LogClosedException;
+import io.futureq.log.LogUnavailableException;
 import io.futureq.storage.StorageException;
 import io.grpc.Status;
 import java.util.concurrent.CompletableFuture;
@@ -26,7 +27,7 @@ final class GrpcErrors {
     if (t instanceof InvalidRequest r) {
       return Status.fromCode(r.code()).withDescription(r.getMessage());
     }
-    if (t instanceof StorageException || t instanceof LogClosedException) {
+    if (t instanceof StorageException || t instanceof LogClosedException || t instanceof LogUnavailableException) {
       return Status.UNAVAILABLE.withDescription(t.getMessage());
     }
     if (t instanceof TimeoutException) {

@@ -16,9 +16,12 @@ import io.futureq.log.proto.LogCommand;
 import io.futureq.metrics.ApiMetrics;
 import io.futureq.storage.MessageIds;
 import io.grpc.Status;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.stream.javadsl.Source;
 import org.slf4j.Logger;
@@ -32,9 +35,15 @@ public final class ProducerService implements Producer {
   private final RequestValidator validator;
   private final EventLog eventLog;
   private final ApiMetrics metrics = new ApiMetrics();
+  private final Consumer<Set<String>> afterStore;
 
-  public ProducerService(ApiSettings settings, EventLog eventLog) {
+  /**
+   * @param afterStore told the topics of every stored request; in a cluster it makes sure their
+   *     entities run somewhere
+   */
+  public ProducerService(ApiSettings settings, EventLog eventLog, Consumer<Set<String>> afterStore) {
     this.settings = settings;
+    this.afterStore = afterStore;
     this.validator = new RequestValidator(settings);
     this.eventLog = eventLog;
   }
@@ -71,6 +80,11 @@ public final class ProducerService implements Producer {
     metrics.batchSize.record(request.getMessagesCount());
     CompletableFuture<CommandResult> appended = eventLog.append(command).toCompletableFuture();
     PublishResponse.Builder response = PublishResponse.newBuilder().setRequestId(request.getRequestId());
+    appended.thenAccept(result -> {
+      Set<String> topics = new HashSet<>();
+      request.getMessagesList().forEach(m -> topics.add(m.getTopic()));
+      afterStore.accept(topics);
+    });
     if (level == AckLevel.NONE) {
       appended.whenComplete((r, failure) -> {
         if (failure != null) {

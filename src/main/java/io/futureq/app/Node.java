@@ -5,11 +5,14 @@ import io.futureq.api.AdminService;
 import io.futureq.api.ApiServer;
 import io.futureq.api.ConsumerService;
 import io.futureq.api.HealthService;
+import io.futureq.api.NodeDirectory;
 import io.futureq.api.ProducerService;
 import io.futureq.config.BrokerSettings;
 import io.futureq.log.BrokerStateMachine;
 import io.futureq.log.EventLog;
 import io.futureq.log.LocalEventLog;
+import io.futureq.log.raft.RaftEventLog;
+import io.futureq.log.raft.RaftStatus;
 import io.futureq.log.proto.TopicMeta;
 import io.futureq.metrics.LogMetrics;
 import io.futureq.metrics.MetricsServer;
@@ -17,6 +20,7 @@ import io.futureq.storage.OrderedStore;
 import io.futureq.storage.RocksStore;
 import io.futureq.storage.StorageKeys;
 import io.futureq.topic.AppliedAnnouncer;
+import io.futureq.topic.LocalTopics;
 import io.futureq.topic.TopicContext;
 import io.futureq.topic.TopicEntity;
 import io.futureq.topic.TopicRouter;
@@ -33,6 +37,8 @@ import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.Join;
 import org.apache.pekko.http.javadsl.ServerBinding;
+import org.apache.pekko.cluster.MemberStatus;
+import org.apache.pekko.management.cluster.bootstrap.ClusterBootstrap;
 import org.apache.pekko.management.javadsl.PekkoManagement;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -77,7 +83,8 @@ public final class Node implements AutoCloseable {
     if (settings.metrics().enabled()) {
       MetricsServer.start(settings.metrics(), settings.config());
     }
-    ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "futureq", settings.config());
+    ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "futureq",
+        ClusterBootstrapConfig.overlay(settings.cluster()).withFallback(settings.config()));
     try {
       return wire(settings, system, store, stateMachine);
     } catch (RuntimeException e) {
@@ -90,35 +97,50 @@ public final class Node implements AutoCloseable {
 
   private static Node wire(BrokerSettings settings, ActorSystem<Void> system, RocksStore store,
       BrokerStateMachine stateMachine) {
+    boolean clustered = settings.cluster().enabled();
     Cluster cluster = Cluster.get(system);
-    cluster.manager().tell(Join.create(cluster.selfMember().address()));
+    if (!clustered) {
+      cluster.manager().tell(Join.create(cluster.selfMember().address()));
+    }
     ClusterSharding sharding = ClusterSharding.get(system);
     Duration askTimeout = settings.api().requestTimeout();
     TopicRouter router = new TopicRouter(sharding, askTimeout);
     LogMetrics logMetrics = new LogMetrics();
-    EventLog eventLog = new LocalEventLog(store, stateMachine, settings.storage().fsync(),
-        settings.storage().groupCommitMaxCommands(), new AppliedAnnouncer(router), logMetrics::recordCommit);
+    LocalTopics localTopics = new LocalTopics();
+    AppliedAnnouncer announcer = new AppliedAnnouncer(router, localTopics, clustered);
+    RaftEventLog raftLog = clustered ? RaftEventLog.start(settings.raft(), store, stateMachine,
+        settings.storage().groupCommitMaxCommands(), announcer, logMetrics::recordCommit) : null;
+    EventLog eventLog = clustered ? raftLog : new LocalEventLog(store, stateMachine, settings.storage().fsync(),
+        settings.storage().groupCommitMaxCommands(), announcer, logMetrics::recordCommit);
     Executor storageExecutor = system.dispatchers().lookup(DispatcherSelector.fromConfig("futureq-blocking-dispatcher"));
     TopicEntity.init(sharding, new TopicContext(settings.topic(), settings.group(), store, stateMachine.bucketMs(),
-        eventLog, storageExecutor, askTimeout));
+        eventLog, storageExecutor, askTimeout, localTopics));
 
     Readiness readiness = Readiness.get(system);
-    String[] grpcAddress = {""};
-    ProducerService producer = new ProducerService(settings.api(), eventLog);
+    ProducerService producer = new ProducerService(settings.api(), eventLog, clustered
+        ? topics -> topics.forEach(t -> router.tell(t, new TopicEntity.Wake())) : topics -> { });
     ConsumerService consumer = new ConsumerService(system, settings.api(), settings.group(), settings.topic(), router);
     AdminService admin = new AdminService(system, store, storageExecutor, router, settings.cluster().nodeId(),
-        settings.cluster().enabled(), () -> grpcAddress[0]);
+        askTimeout, raftLog == null ? null : new RaftAdmin(raftLog));
     HealthService health = new HealthService(readiness::isReady);
     ServerBinding binding = await(ApiServer.bind(system, settings.api(), producer, consumer, admin, health)
         .toCompletableFuture(), "bind gRPC on " + settings.api().host() + ":" + settings.api().port());
-    grpcAddress[0] = settings.api().host() + ":" + binding.localAddress().getPort();
+    String grpcAddress = settings.api().host() + ":" + binding.localAddress().getPort();
+    system.systemActorOf(NodeDirectory.create(settings.cluster().nodeId(), cluster.selfMember().address().toString(),
+        grpcAddress, localTopics), "node-directory", org.apache.pekko.actor.typed.Props.empty());
     registerShutdown(system, binding, settings.api().shutdownGrace(), eventLog, store, readiness,
         settings.metrics().enabled());
     await(PekkoManagement.get(system).start().toCompletableFuture(), "start Pekko Management on "
         + settings.management().host() + ":" + settings.management().port());
+    if (clustered) {
+      ClusterBootstrap.get(system).start();
+      readiness.require(() -> cluster.selfMember().status() == MemberStatus.up() && caughtUp(raftLog.status()));
+      system.scheduler().scheduleWithFixedDelay(settings.topic().wakeInterval(), settings.topic().wakeInterval(),
+          () -> wakeTopics(store, router), system.executionContext());
+    }
     readiness.set(true);
     wakeTopics(store, router);
-    LOG.info("FutureQ node {} serving gRPC on {} (data in {})", settings.cluster().nodeId(), grpcAddress[0],
+    LOG.info("FutureQ node {} serving gRPC on {} (data in {})", settings.cluster().nodeId(), grpcAddress,
         settings.storage().dataDir().toAbsolutePath());
     return new Node(system, binding, store);
   }
@@ -142,6 +164,11 @@ public final class Node implements AutoCloseable {
           }
           return Done.getInstance();
         }));
+  }
+
+  /** A replica that follows a known leader and has applied everything it knows to be committed. */
+  private static boolean caughtUp(RaftStatus status) {
+    return !status.leaderId().isEmpty() && status.appliedIndex() >= status.commitIndex();
   }
 
   /** Starts the entity of every topic with stored messages, so expiry timers run from boot. */

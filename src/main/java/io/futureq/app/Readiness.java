@@ -1,16 +1,21 @@
 package io.futureq.app;
 
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 import org.apache.pekko.actor.AbstractExtensionId;
 import org.apache.pekko.actor.ExtendedActorSystem;
 import org.apache.pekko.actor.Extension;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 
-/** Whether this node serves: storage open and gRPC bound, and not yet shutting down. */
+/**
+ * Whether this node serves: storage open, gRPC bound, not shutting down and, in a cluster, a member
+ * that is Up with a Raft replica that has caught up.
+ */
 public final class Readiness implements Extension {
   private static final Id ID = new Id();
   private final AtomicBoolean ready = new AtomicBoolean();
+  private volatile BooleanSupplier condition = () -> true;
 
   public static Readiness get(ActorSystem<?> system) {
     return ID.get(Adapter.toClassic(system));
@@ -21,7 +26,12 @@ public final class Readiness implements Extension {
   }
 
   public boolean isReady() {
-    return ready.get();
+    return ready.get() && condition.getAsBoolean();
+  }
+
+  /** A further condition for readiness, such as cluster membership and a caught-up replica. */
+  void require(BooleanSupplier condition) {
+    this.condition = condition;
   }
 
   void set(boolean value) {

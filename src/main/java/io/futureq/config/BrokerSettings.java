@@ -18,10 +18,12 @@ public record BrokerSettings(
     GroupSettings group,
     EndpointSettings metrics,
     EndpointSettings management,
+    RaftSettings raft,
     Config config) {
 
   /**
-   * Reads and validates {@code futureq.*}.
+   * Reads and validates {@code futureq.*}; {@code futureq.raft.*} only when clustered ({@link #raft()} is
+   * null when standalone).
    *
    * @throws SettingsException listing every bad key and why
    */
@@ -35,7 +37,12 @@ public record BrokerSettings(
         GroupSettings.from(r),
         EndpointSettings.from(r, "futureq.metrics.", true),
         EndpointSettings.from(r, "futureq.management.", false),
+        null,
         config);
+    if (settings.cluster().enabled()) {
+      settings = new BrokerSettings(settings.cluster(), settings.api(), settings.storage(), settings.topic(),
+          settings.group(), settings.metrics(), settings.management(), RaftSettings.from(r, config), config);
+    }
     List<String> problems = r.problems();
     if (settings.api().defaultMaxInFlight() > settings.api().maxInFlight()) {
       problems.add("futureq.api.default-max-in-flight: must not exceed futureq.api.max-in-flight");
@@ -55,18 +62,23 @@ public record BrokerSettings(
    * the defaults in {@code futureq.conf}, then Pekko's reference configuration.
    */
   public static Config load(File file, Map<String, String> environment) {
+    return load(ConfigFactory.empty(), file, environment);
+  }
+
+  /** As {@link #load(File, Map)}, with {@code overrides} strongest of all (tests, embedding). */
+  public static Config load(Config overrides, File file, Map<String, String> environment) {
     Config defaults = ConfigFactory.parseResources("futureq.conf");
     Config user = file == null ? ConfigFactory.empty() : ConfigFactory.parseFile(file);
-    Map<String, Object> overrides = new HashMap<>();
+    Map<String, Object> environmentOverrides = new HashMap<>();
     for (Map.Entry<String, ConfigValue> entry : defaults.getConfig("futureq").entrySet()) {
       String key = "futureq." + entry.getKey();
       String value = environment.get(key.toUpperCase(Locale.ROOT).replace('.', '_').replace('-', '_'));
       if (value != null) {
-        overrides.put(key, value);
+        environmentOverrides.put(key, value);
       }
     }
-    return ConfigFactory.systemProperties()
-        .withFallback(ConfigFactory.parseMap(overrides, "environment"))
+    return overrides.withFallback(ConfigFactory.systemProperties())
+        .withFallback(ConfigFactory.parseMap(environmentOverrides, "environment"))
         .withFallback(user)
         .withFallback(defaults)
         .withFallback(ConfigFactory.defaultReference())

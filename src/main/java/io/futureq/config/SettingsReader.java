@@ -35,6 +35,14 @@ final class SettingsReader {
     return value;
   }
 
+  java.util.List<String> stringList(String key) {
+    try {
+      return config.getStringList(key);
+    } catch (ConfigException e) {
+      return fail(key, e, java.util.List.of());
+    }
+  }
+
   boolean bool(String key) {
     try {
       return config.getBoolean(key);

@@ -8,7 +8,8 @@ public record TopicSettings(
     int readChunk,
     Duration deleteBatchInterval,
     int expiryChunk,
-    Duration retryBackoff) {
+    Duration retryBackoff,
+    Duration wakeInterval) {
 
   static TopicSettings from(SettingsReader r) {
     String p = "futureq.topic.";
@@ -17,7 +18,8 @@ public record TopicSettings(
         r.intIn(p + "read-chunk", 1, 100_000),
         r.durationIn(p + "delete-batch-interval", Duration.ofMillis(1), Duration.ofMinutes(1)),
         r.intIn(p + "expiry-chunk", 1, 100_000),
-        r.durationIn(p + "retry-backoff", Duration.ofMillis(1), Duration.ofMinutes(10)));
+        r.durationIn(p + "retry-backoff", Duration.ofMillis(1), Duration.ofMinutes(10)),
+        r.durationIn(p + "wake-interval", Duration.ofSeconds(1), Duration.ofDays(1)));
   }
 
   public long bucketMs() {

@@ -65,6 +65,23 @@ public final class BrokerStateMachine {
     this.nextEventId = readLong(NEXT_EVENT_ID, 1);
   }
 
+  /**
+   * Forgets everything cached and reads it again from the store, after the store's whole content
+   * was replaced (a Raft follower installing its leader's snapshot). Same threading as {@link #prepare}.
+   *
+   * @throws IllegalStateException if the new content was written with another bucket size
+   */
+  public void reload() {
+    long stored = readLong(BUCKET_MS, bucketMs);
+    if (stored != bucketMs) {
+      throw new IllegalStateException("the restored store was written with futureq.topic.bucket-size " + stored
+          + "ms but this node uses " + bucketMs + "ms");
+    }
+    book.forget();
+    appliedIndex = readLong(APPLIED_INDEX, 0);
+    nextEventId = readLong(NEXT_EVENT_ID, 1);
+  }
+
   public long appliedIndex() {
     return appliedIndex;
   }

@@ -65,6 +65,13 @@ final class TopicBook {
     touchedGroups.clear();
   }
 
+  /** Drops every cached count and group list; they are read again from the store on next use. */
+  void forget() {
+    pending.clear();
+    groups.clear();
+    dropTouched();
+  }
+
   private long committedPending(String topic) {
     return pending.computeIfAbsent(topic, t -> {
       byte[] bytes = store.get(Space.INDEX, StorageKeys.topicMeta(t));

@@ -75,6 +75,15 @@ public interface OrderedStore extends AutoCloseable {
   /** Writes a consistent copy of the whole store into {@code dir}, which must not exist. */
   void checkpoint(Path dir);
 
+  /**
+   * Replaces the whole content of every space with that of a {@link #checkpoint} in {@code dir},
+   * atomically: readers see the old state or the new one, never a mix. Open views keep their old
+   * snapshot. A Raft follower uses it to install a snapshot sent by its leader.
+   *
+   * @throws StorageException naming {@code dir} if it cannot be read; then nothing changed
+   */
+  void restoreFrom(Path dir);
+
   @Override
   void close();
 }

@@ -47,9 +47,9 @@ public final class RocksStore implements OrderedStore {
     this.dbOptions = new DBOptions().setCreateIfMissing(true).setCreateMissingColumnFamilies(true)
         .setMaxBackgroundJobs(2).setBytesPerSync(1 << 20);
     List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
-    descriptors.add(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, options(settings)));
-    descriptors.add(new ColumnFamilyDescriptor("messages".getBytes(), options(settings)));
-    descriptors.add(new ColumnFamilyDescriptor("index".getBytes(), options(settings)));
+    for (byte[] family : CheckpointRestore.FAMILIES) {
+      descriptors.add(new ColumnFamilyDescriptor(family, options(settings)));
+    }
     try {
       this.db = RocksDB.open(dbOptions, dir.toString(), descriptors, allHandles);
     } catch (RocksDBException e) {
@@ -60,9 +60,9 @@ public final class RocksStore implements OrderedStore {
       asyncWrite.close();
       throw e;
     }
-    handles.put(Space.META, allHandles.get(0));
-    handles.put(Space.MESSAGES, allHandles.get(1));
-    handles.put(Space.INDEX, allHandles.get(2));
+    for (int i = 0; i < CheckpointRestore.SPACES.size(); i++) {
+      handles.put(CheckpointRestore.SPACES.get(i), allHandles.get(i));
+    }
   }
 
   /**
@@ -128,6 +128,16 @@ public final class RocksStore implements OrderedStore {
       checkpoint.createCheckpoint(target.toString());
     } catch (RocksDBException e) {
       throw new StorageException("checkpoint of " + dir + " into " + target + " failed: " + e.getMessage(), e);
+    }
+  }
+
+  /** See {@link OrderedStore#restoreFrom}; {@link CheckpointRestore} says why it is one batch. */
+  @Override
+  public void restoreFrom(Path checkpoint) {
+    try (WriteBatch batch = CheckpointRestore.batch(db, handles, checkpoint)) {
+      db.write(syncWrite, batch);
+    } catch (RocksDBException e) {
+      throw new StorageException("restoring " + dir + " from " + checkpoint + " failed: " + e.getMessage(), e);
     }
   }
 

@@ -16,9 +16,25 @@ import java.util.Map;
  */
 public final class AppliedAnnouncer implements EventLog.AppliedListener {
   private final TopicRouter router;
+  private final LocalTopics localTopics;
+  private final boolean replicated;
 
-  public AppliedAnnouncer(TopicRouter router) {
+  /**
+   * @param replicated true when every node applies every entry (Raft): then only entities hosted
+   *     here are told, since each entity must hear of messages from the replica it reads
+   */
+  public AppliedAnnouncer(TopicRouter router, LocalTopics localTopics, boolean replicated) {
     this.router = router;
+    this.localTopics = localTopics;
+    this.replicated = replicated;
+  }
+
+  private void tell(String topic, TopicEntity.Command command) {
+    if (replicated) {
+      localTopics.find(topic).ifPresent(entity -> entity.tell(command));
+    } else {
+      router.tell(topic, command);
+    }
   }
 
   @Override
@@ -29,10 +45,10 @@ public final class AppliedAnnouncer implements EventLog.AppliedListener {
       announceStored(index, List.of(dl.copy()));
     } else if (result instanceof CommandResult.Cancelled c && c.existed()) {
       TopicMetrics.cancelled(c.topic()).increment();
-      router.tell(c.topic(), new TopicEntity.MessagesRemoved(List.of(c.storageKey())));
+      tell(c.topic(), new TopicEntity.MessagesRemoved(List.of(c.storageKey())));
     } else if (result instanceof CommandResult.Removed r && r.reason() == CommandResult.Reason.EXPIRED
         && !r.storageKeys().isEmpty()) {
-      router.tell(r.topic(), new TopicEntity.MessagesRemoved(r.storageKeys()));
+      tell(r.topic(), new TopicEntity.MessagesRemoved(r.storageKeys()));
     }
   }
 
@@ -46,7 +62,7 @@ public final class AppliedAnnouncer implements EventLog.AppliedListener {
     }
     byTopic.forEach((topic, messages) -> {
       TopicMetrics.published(topic).increment(messages.size());
-      router.tell(topic, new TopicEntity.MessagesStored(index, messages));
+      tell(topic, new TopicEntity.MessagesStored(index, messages));
     });
   }
 }

@@ -15,4 +15,5 @@ public record TopicContext(
     long bucketMs,
     EventLog eventLog,
     Executor storageExecutor,
-    Duration askTimeout) {}
+    Duration askTimeout,
+    LocalTopics localTopics) {}

@@ -108,6 +108,7 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
     this.topic = topic;
     this.tc = tc;
     this.ackSink = ctx.messageAdapter(ConsumerGroup.Acked.class, GroupAcked::new);
+    tc.localTopics().started(topic, ctx.getSelf());
     ctx.getSelf().tell(new ExpiryDue());
   }
 
@@ -325,6 +326,7 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
 
   /** Acks collected but not flushed are written on the way out; the log drains before it closes. */
   private Behavior<Command> onPostStop() {
+    tc.localTopics().stopped(topic, getContext().getSelf());
     if (!pendingAcks.isEmpty()) {
       tc.eventLog().append(LogCommand.newBuilder().setDelete(DeleteBatch.newBuilder().addAllAcks(pendingAcks)).build());
     }

@@ -46,8 +46,7 @@ class ClientE2ETest {
     values.put("futureq.management.port", freePort());
     values.put("futureq.cluster.remoting.port", 0);
     values.put("futureq.group.in-flight-timeout", "3s");
-    return Node.start(BrokerSettings.from(com.typesafe.config.ConfigFactory.parseMap(values)
-        .withFallback(BrokerSettings.load(null, Map.of()))));
+    return Node.start(BrokerSettings.from(BrokerSettings.load(com.typesafe.config.ConfigFactory.parseMap(values), null, Map.of())));
   }
 
   @Test

@@ -17,14 +17,14 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.grpc.GrpcClientSettings;
 
 /** A real broker on free loopback ports over a data directory, plus generated gRPC clients. */
-final class TestBroker implements AutoCloseable {
-  final Path dataDir;
-  final Node node;
-  final int managementPort;
-  final ActorSystem<Void> clientSystem;
-  final ProducerClient producer;
-  final ConsumerClient consumer;
-  final AdminClient admin;
+public final class TestBroker implements AutoCloseable {
+  public final Path dataDir;
+  public final Node node;
+  public final int managementPort;
+  public final ActorSystem<Void> clientSystem;
+  public final ProducerClient producer;
+  public final ConsumerClient consumer;
+  public final AdminClient admin;
 
   private TestBroker(Path dataDir, Node node, int managementPort) {
     this.dataDir = dataDir;
@@ -40,11 +40,11 @@ final class TestBroker implements AutoCloseable {
     this.admin = AdminClient.create(settings, clientSystem);
   }
 
-  static TestBroker start(Path dataDir) {
+  public static TestBroker start(Path dataDir) {
     return start(dataDir, Map.of());
   }
 
-  static TestBroker start(Path dataDir, Map<String, Object> overrides) {
+  public static TestBroker start(Path dataDir, Map<String, Object> overrides) {
     int managementPort = freePort();
     Map<String, Object> values = new HashMap<>();
     values.put("futureq.storage.data-dir", dataDir.toString());
@@ -56,11 +56,11 @@ final class TestBroker implements AutoCloseable {
     values.put("futureq.group.in-flight-timeout", "2s");
     values.put("futureq.topic.delete-batch-interval", "20ms");
     values.putAll(overrides);
-    Config config = ConfigFactory.parseMap(values).withFallback(BrokerSettings.load(null, Map.of()));
+    Config config = BrokerSettings.load(ConfigFactory.parseMap(values), null, Map.of());
     return new TestBroker(dataDir, Node.start(BrokerSettings.from(config)), managementPort);
   }
 
-  static int freePort() {
+  public static int freePort() {
     try (ServerSocket socket = new ServerSocket(0)) {
       return socket.getLocalPort();
     } catch (IOException e) {

@@ -38,7 +38,7 @@ class ConsumerGroupTest {
   private static final String TOPIC = "orders";
   private static final Duration WAIT = Duration.ofSeconds(5);
   private static final TopicSettings TOPIC_SETTINGS = new TopicSettings(Duration.ofMillis(BUCKET_MS), 100,
-      Duration.ofMillis(20), 100, Duration.ofMillis(100));
+      Duration.ofMillis(20), 100, Duration.ofMillis(100), Duration.ofSeconds(30));
   private static final GroupSettings PATIENT = new GroupSettings(Duration.ofSeconds(30), 0, Duration.ofMinutes(1));
   private static final GroupSettings HASTY = new GroupSettings(Duration.ofMillis(300), 0, Duration.ofMinutes(1));
 

@@ -1,0 +1,14 @@
+package io.futureq.api;
+
+import io.futureq.api.grpc.RaftInfo;
+import java.util.concurrent.CompletionStage;
+
+/** The Raft group behind the admin API, in clustered mode. */
+public interface RaftMembership {
+  RaftInfo status();
+
+  /** Adds a node: first as a non-voting listener until it has caught up, then as a voter. */
+  CompletionStage<Void> add(String nodeId, String raftAddress);
+
+  CompletionStage<Void> remove(String nodeId);
+}

@@ -1,0 +1,64 @@
+package io.futureq.cli;
+
+import io.futureq.client.FutureQClient;
+import io.futureq.client.FutureQException;
+import io.grpc.Status;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.TypeConversionException;
+
+/** The broker address and request timeout shared by every subcommand that talks to a broker. */
+final class ServerOptions {
+  @Option(names = "--server", required = true, paramLabel = "HOST:PORT", converter = HostPort.class,
+      description = "The broker's gRPC address, e.g. 127.0.0.1:8443.")
+  String server;
+
+  @Option(names = "--timeout", hidden = true, defaultValue = "10s", converter = DurationConverter.class,
+      description = "How long to wait for each broker answer (default: ${DEFAULT-VALUE}).")
+  Duration timeout;
+
+  FutureQClient connect() {
+    return FutureQClient.builder().target(server).requestTimeout(timeout).build();
+  }
+
+  /** Waits for {@code answer} up to the timeout; every failure comes out as a {@link FutureQException}. */
+  <T> T await(CompletableFuture<T> answer) throws InterruptedException {
+    try {
+      return answer.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException e) {
+      throw new FutureQException(Status.Code.DEADLINE_EXCEEDED, "no answer from " + server + " within "
+          + DurationConverter.format(timeout));
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof FutureQException f) {
+        throw f;
+      }
+      throw new FutureQException(Status.Code.UNKNOWN, String.valueOf(e.getCause()));
+    }
+  }
+
+  /** Accepts {@code HOST:PORT} with a port from 1 to 65535. */
+  static final class HostPort implements ITypeConverter<String> {
+    @Override
+    public String convert(String value) {
+      int colon = value.lastIndexOf(':');
+      if (colon <= 0 || colon == value.length() - 1) {
+        throw new TypeConversionException("'" + value + "' is not HOST:PORT");
+      }
+      int port;
+      try {
+        port = Integer.parseInt(value.substring(colon + 1));
+      } catch (NumberFormatException e) {
+        throw new TypeConversionException("'" + value + "' is not HOST:PORT (port must be a number)");
+      }
+      if (port < 1 || port > 65535) {
+        throw new TypeConversionException("'" + value + "': port must be 1-65535");
+      }
+      return value;
+    }
+  }
+}

@@ -1,0 +1,85 @@
+package io.futureq.cli;
+
+import io.futureq.api.grpc.GroupStats;
+import io.futureq.api.grpc.ListTopicsResponse;
+import io.futureq.api.grpc.TopicStats;
+import io.futureq.api.grpc.TopicSummary;
+import io.futureq.client.FutureQClient;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.time.Instant;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code futureq stats}: lists topics, or shows one topic's backlog and groups. */
+@Command(name = "stats", mixinStandardHelpOptions = true,
+    description = {"Without --topic, list topics with their pending count and groups.",
+        "With --topic, show that topic's backlog and, per group, consumers, in flight, ready and delayed."})
+final class StatsCommand extends BrokerCommand {
+  @Option(names = "--topic", paramLabel = "TOPIC", description = "Show this topic's stats.")
+  String topic;
+
+  @Option(names = "--json", description = "Print one JSON object.")
+  boolean json;
+
+  @Override
+  int run(FutureQClient client) throws InterruptedException {
+    if (topic == null) {
+      ListTopicsResponse topics = server.await(client.listTopics());
+      if (json) {
+        out().println(json(topics));
+      } else {
+        printText(topics);
+      }
+    } else {
+      TopicStats stats = server.await(client.topicStats(topic));
+      if (json) {
+        out().println(json(stats));
+      } else {
+        printText(stats);
+      }
+    }
+    return 0;
+  }
+
+  static Json json(ListTopicsResponse topics) {
+    return Json.object().putObjects("topics", topics.getTopicsList().stream().map(t -> Json.object()
+        .put("name", t.getName()).put("pending", t.getPending()).putStrings("groups", t.getGroupsList())).toList());
+  }
+
+  static Json json(TopicStats s) {
+    return Json.object().put("topic", s.getTopic()).put("pending", s.getPending()).put("due_now", s.getDueNow())
+        .put("next_due_unix_ms", s.getNextDueUnixMs()).put("oldest_due_age_ms", s.getOldestDueAgeMs())
+        .putObjects("groups", s.getGroupsList().stream().map(g -> Json.object().put("name", g.getName())
+            .put("consumers", g.getConsumers()).put("in_flight", g.getInFlight()).put("ready", g.getReady())
+            .put("delayed", g.getDelayed())).toList());
+  }
+
+  private void printText(ListTopicsResponse topics) {
+    Table table = new Table("", "TOPIC", "PENDING", "GROUPS");
+    for (TopicSummary t : topics.getTopicsList()) {
+      table.row(t.getName(), t.getPending(), t.getGroupsCount() == 0 ? "-" : String.join(",", t.getGroupsList()));
+    }
+    table.print(out());
+  }
+
+  private void printText(TopicStats s) {
+    PrintWriter out = out();
+    out.println("topic: " + s.getTopic());
+    out.println("pending: " + s.getPending());
+    out.println("due now: " + s.getDueNow());
+    out.println("next due: " + (s.getNextDueUnixMs() == 0 ? "-" : Instant.ofEpochMilli(s.getNextDueUnixMs())));
+    out.println("oldest due age: " + DurationConverter.format(Duration.ofMillis(s.getOldestDueAgeMs())));
+    if (s.getGroupsCount() == 0) {
+      out.println("groups: none");
+      return;
+    }
+    out.println("groups:");
+    Table table = new Table("  ", "GROUP", "CONSUMERS", "IN FLIGHT", "READY", "DELAYED");
+    for (GroupStats g : s.getGroupsList()) {
+      table.row(g.getName().isEmpty() ? "(universal)" : g.getName(), g.getConsumers(), g.getInFlight(),
+          g.getReady(), g.getDelayed());
+    }
+    table.print(out);
+  }
+}

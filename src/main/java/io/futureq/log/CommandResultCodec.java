@@ -1,0 +1,137 @@
+package io.futureq.log;
+
+import com.google.protobuf.ByteString;
+import io.futureq.log.CommandResult.Reason;
+import io.futureq.log.CommandResult.StoredRef;
+import io.futureq.log.proto.ApplyResult;
+import io.futureq.log.proto.ApplyResults;
+import io.futureq.log.proto.CancelledResult;
+import io.futureq.log.proto.DeadLetteredResult;
+import io.futureq.log.proto.GroupCreatedResult;
+import io.futureq.log.proto.RemovalReason;
+import io.futureq.log.proto.RemovedResult;
+import io.futureq.log.proto.StoredMessageRef;
+import io.futureq.log.proto.StoredResult;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The one encoding of {@link CommandResult}s as {@link ApplyResults}: what a Raft replica replies
+ * after applying an entry. {@code decode(encode(results))} gives results equal field by field.
+ */
+public final class CommandResultCodec {
+  private CommandResultCodec() {}
+
+  /** One {@link ApplyResult} per result, in order. */
+  public static ApplyResults encode(List<CommandResult> results) {
+    ApplyResults.Builder out = ApplyResults.newBuilder();
+    for (CommandResult result : results) {
+      out.addResults(encode(result));
+    }
+    return out.build();
+  }
+
+  /**
+   * The results in order.
+   *
+   * @throws IllegalArgumentException if a result has no body (written by a newer version)
+   */
+  public static List<CommandResult> decode(ApplyResults encoded) {
+    List<CommandResult> out = new ArrayList<>(encoded.getResultsCount());
+    for (ApplyResult result : encoded.getResultsList()) {
+      out.add(decode(result));
+    }
+    return out;
+  }
+
+  private static ApplyResult encode(CommandResult result) {
+    ApplyResult.Builder out = ApplyResult.newBuilder();
+    if (result instanceof CommandResult.Stored s) {
+      StoredResult.Builder stored = StoredResult.newBuilder();
+      s.messages().forEach(ref -> stored.addMessages(encodeRef(ref)));
+      out.setStored(stored);
+    } else if (result instanceof CommandResult.Removed r) {
+      RemovedResult.Builder removed = RemovedResult.newBuilder().setTopic(r.topic()).setReason(encode(r.reason()));
+      r.storageKeys().forEach(key -> removed.addStorageKeys(ByteString.copyFrom(key)));
+      out.setRemoved(removed);
+    } else if (result instanceof CommandResult.Cancelled c) {
+      CancelledResult.Builder cancelled = CancelledResult.newBuilder().setTopic(c.topic());
+      if (c.existed()) {
+        cancelled.setStorageKey(ByteString.copyFrom(c.storageKey())).setMessage(c.message());
+      }
+      out.setCancelled(cancelled);
+    } else if (result instanceof CommandResult.GroupCreated g) {
+      out.setGroupCreated(GroupCreatedResult.newBuilder().setTopic(g.topic()).setGroup(g.group())
+          .setExisted(g.existed()));
+    } else if (result instanceof CommandResult.DeadLettered d) {
+      DeadLetteredResult.Builder dead = DeadLetteredResult.newBuilder().setTopic(d.topic()).setGroup(d.group());
+      if (d.copy() != null) {
+        dead.setCopy(encodeRef(d.copy()));
+      }
+      out.setDeadLettered(dead);
+    } else {
+      throw new IllegalArgumentException("no encoding for result " + result);
+    }
+    return out.build();
+  }
+
+  private static CommandResult decode(ApplyResult result) {
+    switch (result.getResultCase()) {
+      case STORED: {
+        List<StoredRef> refs = new ArrayList<>();
+        result.getStored().getMessagesList().forEach(ref -> refs.add(decodeRef(ref)));
+        return new CommandResult.Stored(refs);
+      }
+      case REMOVED: {
+        RemovedResult r = result.getRemoved();
+        List<byte[]> keys = new ArrayList<>(r.getStorageKeysCount());
+        r.getStorageKeysList().forEach(key -> keys.add(key.toByteArray()));
+        return new CommandResult.Removed(r.getTopic(), keys, decode(r.getReason()));
+      }
+      case CANCELLED: {
+        CancelledResult c = result.getCancelled();
+        return c.hasMessage() ? new CommandResult.Cancelled(c.getTopic(), c.getStorageKey().toByteArray(),
+            c.getMessage()) : new CommandResult.Cancelled(c.getTopic(), null, null);
+      }
+      case GROUP_CREATED: {
+        GroupCreatedResult g = result.getGroupCreated();
+        return new CommandResult.GroupCreated(g.getTopic(), g.getGroup(), g.getExisted());
+      }
+      case DEAD_LETTERED: {
+        DeadLetteredResult d = result.getDeadLettered();
+        return new CommandResult.DeadLettered(d.getTopic(), d.getGroup(), d.hasCopy() ? decodeRef(d.getCopy()) : null);
+      }
+      default:
+        throw new IllegalArgumentException("apply result without a body: " + result);
+    }
+  }
+
+  private static StoredMessageRef encodeRef(StoredRef ref) {
+    return StoredMessageRef.newBuilder().setStorageKey(ByteString.copyFrom(ref.storageKey()))
+        .setDuplicate(ref.duplicate()).setMessage(ref.message()).build();
+  }
+
+  private static StoredRef decodeRef(StoredMessageRef ref) {
+    return new StoredRef(ref.getStorageKey().toByteArray(), ref.getMessage(), ref.getDuplicate());
+  }
+
+  private static RemovalReason encode(Reason reason) {
+    switch (reason) {
+      case ACKED: return RemovalReason.REMOVAL_REASON_ACKED;
+      case EXPIRED: return RemovalReason.REMOVAL_REASON_EXPIRED;
+      case CANCELLED: return RemovalReason.REMOVAL_REASON_CANCELLED;
+      case DEAD_LETTERED: return RemovalReason.REMOVAL_REASON_DEAD_LETTERED;
+      default: throw new IllegalArgumentException("no encoding for removal reason " + reason);
+    }
+  }
+
+  private static Reason decode(RemovalReason reason) {
+    switch (reason) {
+      case REMOVAL_REASON_ACKED: return Reason.ACKED;
+      case REMOVAL_REASON_EXPIRED: return Reason.EXPIRED;
+      case REMOVAL_REASON_CANCELLED: return Reason.CANCELLED;
+      case REMOVAL_REASON_DEAD_LETTERED: return Reason.DEAD_LETTERED;
+      default: throw new IllegalArgumentException("unknown removal reason " + reason);
+    }
+  }
+}

@@ -1,0 +1,198 @@
+package io.futureq.log.raft;
+
+import io.futureq.log.CommandResult;
+import io.futureq.log.LogClosedException;
+import io.futureq.log.proto.LogCommand;
+import io.futureq.log.proto.LogEntry;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
+
+/**
+ * Group commit over Raft: one thread packs every append queued since the last submission (up to
+ * {@code maxCommands} and {@code maxEntryBytes}) into one {@link LogEntry}, and submits it with the
+ * client's ordered async API, so entries commit in submission order. Up to {@code maxOutstanding}
+ * entries are in flight; while all are, appends queue up and join the next entry.
+ *
+ * <p>After a failed submission Ratis fails every later request of the same client, so the client is
+ * replaced; the new one is used only once the old one has nothing in flight, which keeps the order.
+ */
+final class EntryCommitter {
+  private record Pending(LogCommand command, CompletableFuture<CommandResult> result, int bytes) {}
+
+  private static final Pending STOP = new Pending(null, null, 0);
+  /** Protobuf framing of one command inside the entry: tag and length. */
+  private static final int COMMAND_FRAMING = 8;
+
+  private final Supplier<RaftClient> newClient;
+  private final int maxCommands;
+  private final long maxEntryBytes;
+  private final int maxOutstanding;
+  private final Duration timeout;
+  private final Semaphore outstanding;
+  private final LinkedBlockingQueue<Pending> queue = new LinkedBlockingQueue<>();
+  private final Thread thread;
+  private volatile boolean closed;
+  private volatile boolean clientFailed;
+  /** Confined to the committer thread, then to {@link #close}. */
+  private RaftClient client;
+  private Pending carried;
+
+  EntryCommitter(Supplier<RaftClient> newClient, int maxCommands, long maxEntryBytes, int maxOutstanding,
+      Duration timeout) {
+    this.newClient = newClient;
+    this.maxCommands = maxCommands;
+    this.maxEntryBytes = maxEntryBytes;
+    this.maxOutstanding = maxOutstanding;
+    this.timeout = timeout;
+    this.outstanding = new Semaphore(maxOutstanding);
+    this.client = newClient.get();
+    this.thread = new Thread(this::run, "futureq-raft-commit");
+    thread.setDaemon(true);
+    thread.start();
+  }
+
+  CompletionStage<CommandResult> append(LogCommand command) {
+    CompletableFuture<CommandResult> result = new CompletableFuture<>();
+    int bytes = command.getSerializedSize() + COMMAND_FRAMING;
+    if (closed) {
+      result.completeExceptionally(new LogClosedException());
+    } else if (command.getCommandCase() == LogCommand.CommandCase.COMMAND_NOT_SET) {
+      result.completeExceptionally(new IllegalArgumentException("log command without a body: " + command));
+    } else if (bytes > maxEntryBytes) {
+      result.completeExceptionally(new IllegalArgumentException("a log command of " + bytes
+          + " bytes exceeds futureq.raft.max-entry-size (" + maxEntryBytes + " bytes)"));
+    } else {
+      // A backstop: the client gives up at the timeout, but a reply lost in a dying server must not hang callers.
+      result.orTimeout(timeout.multipliedBy(2).toMillis(), TimeUnit.MILLISECONDS);
+      queue.add(new Pending(command, result, bytes));
+    }
+    return result;
+  }
+
+  /** Submits everything accepted so far, waits for the answers (up to twice the timeout), then closes the client. */
+  void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    queue.add(STOP);
+    long waitMs = timeout.multipliedBy(2).toMillis();
+    try {
+      thread.join(waitMs);
+      if (outstanding.tryAcquire(maxOutstanding, waitMs, TimeUnit.MILLISECONDS)) {
+        outstanding.release(maxOutstanding);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    for (Pending late; (late = queue.poll()) != null; ) {
+      if (late != STOP) {
+        late.result().completeExceptionally(new LogClosedException());
+      }
+    }
+    closeClient(client);
+  }
+
+  private void run() {
+    boolean stopping = false;
+    while (true) {
+      Pending first;
+      try {
+        first = carried != null ? carried : stopping ? queue.poll() : queue.take();
+        carried = null;
+        if (first == STOP) {
+          stopping = true;
+          continue;
+        }
+        if (first == null) {
+          return;
+        }
+        outstanding.acquire();
+      } catch (InterruptedException e) {
+        return;
+      }
+      List<Pending> group = new ArrayList<>();
+      group.add(first);
+      stopping |= fill(group, first.bytes());
+      submit(group);
+    }
+  }
+
+  /** Adds queued appends to {@code group} while they fit; returns true if it passed the stop marker. */
+  private boolean fill(List<Pending> group, long bytes) {
+    boolean stop = false;
+    while (group.size() < maxCommands) {
+      Pending next = queue.poll();
+      if (next == null) {
+        break;
+      }
+      if (next == STOP) {
+        // Keep draining: close promises to commit everything accepted before it.
+        stop = true;
+        continue;
+      }
+      if (bytes + next.bytes() > maxEntryBytes) {
+        carried = next;
+        break;
+      }
+      group.add(next);
+      bytes += next.bytes();
+    }
+    return stop;
+  }
+
+  private void submit(List<Pending> group) {
+    LogEntry.Builder entry = LogEntry.newBuilder();
+    group.forEach(p -> entry.addCommands(p.command()));
+    CompletableFuture<RaftClientReply> reply;
+    try {
+      replaceClientIfFailed();
+      reply = client.async().send(Message.valueOf(UnsafeByteOperations.unsafeWrap(entry.build().toByteArray())));
+    } catch (RuntimeException e) {
+      reply = CompletableFuture.failedFuture(e);
+    }
+    reply.whenComplete((r, failure) -> {
+      outstanding.release();
+      if (failure != null) {
+        clientFailed = true;
+      }
+      Replies.complete(group.stream().map(Pending::result).toList(), r, failure, timeout, closed);
+    });
+  }
+
+  private void replaceClientIfFailed() {
+    if (!clientFailed) {
+      return;
+    }
+    // This thread holds one permit; the others come back as the old client's requests finish.
+    outstanding.acquireUninterruptibly(maxOutstanding - 1);
+    try {
+      closeClient(client);
+      client = newClient.get();
+      clientFailed = false;
+    } finally {
+      outstanding.release(maxOutstanding - 1);
+    }
+  }
+
+  private static void closeClient(RaftClient client) {
+    try {
+      client.close();
+    } catch (IOException e) {
+      throw new UncheckedIOException("closing the Raft client failed", e);
+    }
+  }
+}

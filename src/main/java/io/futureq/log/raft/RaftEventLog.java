@@ -1,0 +1,188 @@
+package io.futureq.log.raft;
+
+import io.futureq.config.RaftSettings;
+import io.futureq.log.BrokerStateMachine;
+import io.futureq.log.CommandResult;
+import io.futureq.log.EventLog;
+import io.futureq.log.proto.LogCommand;
+import io.futureq.storage.OrderedStore;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Consumer;
+import java.util.function.LongConsumer;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.server.DivisionInfo;
+import org.apache.ratis.server.RaftServer;
+
+/**
+ * The clustered {@link EventLog}: this node's Ratis server (one replica of the store) plus a client
+ * that group-commits appends into Raft entries. Each entry is applied by {@link RatisStateMachine}
+ * on every replica, in log order.
+ *
+ * <p>Contract, beyond {@link EventLog}'s: {@link #append} works on any node; the entry goes to the
+ * leader, and the returned stage completes with the results the leader computed after the entry was
+ * committed by a majority and applied on the leader. This node may apply it a little later. A
+ * failed stage carries {@link io.futureq.log.LogUnavailableException} when no leader committed the
+ * entry within the request timeout (no quorum, leader unreachable), {@link io.futureq.log.LogClosedException}
+ * after {@link #close}, {@link java.util.concurrent.TimeoutException} if no answer came within twice
+ * the timeout, and {@link IllegalArgumentException} for a command that can never be applied. Unlike
+ * the local log, the first and the last mean the outcome is unknown: the entry may still commit.
+ *
+ * <p>The {@link AppliedListener} is told of every applied command on every replica (followers
+ * included), on Ratis's apply thread. After a restart, entries already in the store are skipped
+ * and not announced again.
+ */
+public final class RaftEventLog implements EventLog {
+  private final RaftSettings settings;
+  private final RaftServer server;
+  private final RatisStateMachine stateMachine;
+  private final EntryCommitter committer;
+  private final Membership membership;
+  private volatile boolean closed;
+
+  private RaftEventLog(RaftSettings settings, RaftServer server, RatisStateMachine stateMachine,
+      EntryCommitter committer, Membership membership) {
+    this.settings = settings;
+    this.server = server;
+    this.stateMachine = stateMachine;
+    this.committer = committer;
+    this.membership = membership;
+  }
+
+  /**
+   * Starts this node's Raft server on {@code settings.address()} with its log in
+   * {@code settings.storageDir()}, and returns once it runs; a leader may not be elected yet (appends
+   * wait for one). The caller keeps owning {@code store} and closes it after this log.
+   *
+   * @param stateMachine the only writer of {@code store}, opened on it
+   * @param maxCommands most commands packed into one Raft entry
+   * @param applyNanos told how long each applied entry took to prepare and write
+   * @throws IllegalStateException if {@code store} has applied entries but the Raft storage is new:
+   *     the two directories must be kept or wiped together
+   * @throws UncheckedIOException if the server cannot start (address in use, storage locked or corrupt)
+   */
+  public static RaftEventLog start(RaftSettings settings, OrderedStore store, BrokerStateMachine stateMachine,
+      int maxCommands, AppliedListener listener, LongConsumer applyNanos) {
+    return start(settings, store, stateMachine, maxCommands, listener, applyNanos, properties -> { });
+  }
+
+  /** As above; {@code tuning} may change Ratis properties, so tests can reach states such as a crash's. */
+  static RaftEventLog start(RaftSettings settings, OrderedStore store, BrokerStateMachine stateMachine,
+      int maxCommands, AppliedListener listener, LongConsumer applyNanos, Consumer<RaftProperties> tuning) {
+    if (stateMachine.appliedIndex() > 0 && !Files.isDirectory(RaftServerFactory.groupDir(settings))) {
+      throw new IllegalStateException("the store has applied log index " + stateMachine.appliedIndex()
+          + " but the Raft storage " + RaftServerFactory.groupDir(settings) + " is new; a store written by the "
+          + "standalone log or kept after wiping the Raft storage would skip entries: wipe both or neither");
+    }
+    RaftProperties properties = RaftServerFactory.properties(settings);
+    tuning.accept(properties);
+    RatisStateMachine ratis = new RatisStateMachine(store, stateMachine, listener, applyNanos);
+    RaftServer server = null;
+    try {
+      server = RaftServerFactory.server(settings, properties, ratis);
+      server.start();
+    } catch (IOException | RuntimeException e) {
+      closeAfterFailure(server, e);
+      throw new UncheckedIOException(new IOException("cannot start the Raft server of " + settings.nodeId()
+          + " on " + settings.address() + " with storage " + settings.storageDir() + ": " + e.getMessage(), e));
+    }
+    RaftServer started = server;
+    EntryCommitter committer = new EntryCommitter(
+        () -> RaftServerFactory.client(settings, properties, RaftServerFactory.currentGroup(started, settings)),
+        maxCommands, settings.maxEntryBytes(), settings.maxOutstandingEntries(), settings.requestTimeout());
+    return new RaftEventLog(settings, server, ratis, committer, new Membership(server,
+        () -> RaftServerFactory.currentGroup(started, settings), properties, settings.requestTimeout()));
+  }
+
+  @Override
+  public CompletionStage<CommandResult> append(LogCommand command) {
+    return committer.append(command);
+  }
+
+  /** The index of the last entry applied to this node's store. */
+  @Override
+  public long appliedIndex() {
+    return stateMachine.appliedIndex();
+  }
+
+  /** What this node knows of the group now; {@link RaftStatus.Role#STOPPED} once closed or failed. */
+  public RaftStatus status() {
+    try {
+      RaftServer.Division division = server.getDivision(RaftServerFactory.GROUP_ID);
+      DivisionInfo info = division.getInfo();
+      RaftPeerId leader = info.getLeaderId();
+      return new RaftStatus(settings.nodeId(), role(info), leader == null ? "" : leader.toString(),
+          info.getCurrentTerm(), division.getRaftLog().getLastCommittedIndex(), appliedIndex(),
+          RaftServerFactory.addresses(division.getRaftConf().getCurrentPeers()),
+          RaftServerFactory.addresses(division.getRaftConf().getCurrentPeers(RaftPeerRole.LISTENER)));
+    } catch (IOException e) {
+      return new RaftStatus(settings.nodeId(), RaftStatus.Role.STOPPED, "", 0, 0, appliedIndex(), Map.of(),
+          Map.of());
+    }
+  }
+
+  /**
+   * Adds node {@code id}, whose Raft server listens on {@code address}, as a voting member: first as a
+   * listener until it caught up with the log (or installed a snapshot), then promoted. Completes when
+   * the new configuration is committed; does nothing if it already is a member at that address. The
+   * new node must run with {@link RaftSettings#join()} on.
+   */
+  public CompletableFuture<Void> addPeer(String id, String address) {
+    return membership.addPeer(id, address);
+  }
+
+  /**
+   * Removes node {@code id} from the group (voting member or listener); completes when the new
+   * configuration is committed. The removed node's server keeps running until it is stopped.
+   */
+  public CompletableFuture<Void> removePeer(String id) {
+    return membership.removePeer(id);
+  }
+
+  /** Commits and answers everything appended so far (within twice the request timeout), then stops the server. */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    try {
+      committer.close();
+      membership.close();
+    } finally {
+      try {
+        server.close();
+      } catch (IOException e) {
+        throw new UncheckedIOException("closing the Raft server of " + settings.nodeId() + " failed", e);
+      }
+    }
+  }
+
+  private static RaftStatus.Role role(DivisionInfo info) {
+    if (!info.isAlive()) {
+      return RaftStatus.Role.STOPPED;
+    }
+    switch (info.getCurrentRole()) {
+      case LEADER: return RaftStatus.Role.LEADER;
+      case CANDIDATE: return RaftStatus.Role.CANDIDATE;
+      case LISTENER: return RaftStatus.Role.LISTENER;
+      default: return RaftStatus.Role.FOLLOWER;
+    }
+  }
+
+  private static void closeAfterFailure(RaftServer server, Exception cause) {
+    if (server != null) {
+      try {
+        server.close();
+      } catch (IOException | RuntimeException e) {
+        cause.addSuppressed(e);
+      }
+    }
+  }
+}

@@ -1,0 +1,158 @@
+package io.futureq.log.raft;
+
+import io.futureq.config.RaftSettings;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.client.RaftClientConfigKeys;
+import org.apache.ratis.client.retry.RequestTypeDependentRetryPolicy;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.proto.RaftProtos.RaftClientRequestProto.TypeCase;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.statemachine.StateMachine;
+import org.apache.ratis.util.SizeInBytes;
+import org.apache.ratis.util.TimeDuration;
+
+/** Turns {@link RaftSettings} into Ratis properties, the group, a server and clients. */
+final class RaftServerFactory {
+  /** The one Raft group of a FutureQ cluster; fixed, so every node derives the same id. */
+  static final RaftGroupId GROUP_ID = RaftGroupId.valueOf(UUID.fromString("5f0d3a52-7c1e-4b8e-9d27-f0e0a1c2b3d4"));
+  /** Room for the entry's framing beyond its payload in Ratis buffers and gRPC messages. */
+  private static final long FRAMING_BYTES = 1L << 20;
+  /** A client retries a write on another peer after this pause, until the request timeout. */
+  private static final Duration RETRY_PAUSE = Duration.ofMillis(100);
+  /** Longest one attempt of a client request waits before it is retried; Ratis's default. */
+  private static final Duration ATTEMPT_TIMEOUT = Duration.ofSeconds(3);
+
+  private RaftServerFactory() {}
+
+  static RaftGroup group(RaftSettings settings) {
+    List<RaftPeer> peers = new ArrayList<>();
+    for (Map.Entry<String, String> peer : settings.peers().entrySet()) {
+      peers.add(peer(peer.getKey(), peer.getValue()));
+    }
+    return RaftGroup.valueOf(GROUP_ID, peers);
+  }
+
+  /**
+   * The group a server starts with when its storage has none. A joining node starts with no peers, so
+   * Ratis keeps it out of elections until a leader adds it (as its own tests start new peers).
+   */
+  static RaftGroup initialGroup(RaftSettings settings) {
+    return settings.join() ? RaftGroup.valueOf(GROUP_ID) : group(settings);
+  }
+
+  /** The group as this node's server knows it now (peers added since start-up included), else as configured. */
+  static RaftGroup currentGroup(RaftServer server, RaftSettings settings) {
+    try {
+      Collection<RaftPeer> peers = server.getDivision(GROUP_ID).getRaftConf().getCurrentPeers();
+      return peers.isEmpty() ? group(settings) : RaftGroup.valueOf(GROUP_ID, peers);
+    } catch (IOException e) {
+      return group(settings);
+    }
+  }
+
+  /** Node id to address. */
+  static Map<String, String> addresses(Collection<RaftPeer> peers) {
+    Map<String, String> out = new TreeMap<>();
+    peers.forEach(p -> out.put(p.getId().toString(), p.getAddress()));
+    return out;
+  }
+
+  static RaftPeer peer(String id, String address) {
+    return RaftPeer.newBuilder().setId(id).setAddress(address).build();
+  }
+
+  /** Where Ratis keeps this node's log, metadata and snapshots of the group. */
+  static Path groupDir(RaftSettings settings) {
+    return settings.storageDir().resolve(GROUP_ID.getUuid().toString());
+  }
+
+  static RaftProperties properties(RaftSettings settings) {
+    RaftProperties p = new RaftProperties();
+    RaftServerConfigKeys.setStorageDir(p, List.of(settings.storageDir().toFile()));
+    GrpcConfigKeys.Server.setHost(p, settings.host());
+    GrpcConfigKeys.Server.setPort(p, settings.port());
+
+    RaftServerConfigKeys.Rpc.setTimeoutMin(p, time(settings.electionTimeout()));
+    RaftServerConfigKeys.Rpc.setTimeoutMax(p, time(settings.electionTimeout().multipliedBy(2)));
+
+    // Snapshot every threshold entries and drop the log up to it, even ahead of a lagging follower:
+    // the follower is then sent the snapshot, so the log stays bounded whoever is down.
+    RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
+    RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, settings.snapshotThreshold());
+    RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, CheckpointStorage.DEFAULT_RETAINED);
+    RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
+    RaftServerConfigKeys.Log.setPurgeGap(p, 1);
+    RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(settings.logSegmentBytes()));
+
+    // Ratis refuses an entry larger than the appender buffer; the log writer needs the entry plus 8 bytes.
+    long entry = settings.maxEntryBytes();
+    RaftServerConfigKeys.Log.Appender.setBufferByteLimit(p, SizeInBytes.valueOf(entry));
+    RaftServerConfigKeys.Log.setWriteBufferSize(p, SizeInBytes.valueOf(entry + FRAMING_BYTES));
+    RaftServerConfigKeys.Log.setQueueByteLimit(p, SizeInBytes.valueOf(Math.max(entry * 2, 64L << 20)));
+    GrpcConfigKeys.setMessageSizeMax(p, SizeInBytes.valueOf(entry + FRAMING_BYTES));
+
+    RaftClientConfigKeys.Async.setOutstandingRequestsMax(p, settings.maxOutstandingEntries());
+    // The warm-up request a client sends by default would retry on its own while no leader exists.
+    RaftClientConfigKeys.Async.Experimental.setSendDummyRequest(p, false);
+    Duration attempt = settings.requestTimeout().compareTo(ATTEMPT_TIMEOUT) < 0 ? settings.requestTimeout()
+        : ATTEMPT_TIMEOUT;
+    RaftClientConfigKeys.Rpc.setRequestTimeout(p, time(attempt));
+    return p;
+  }
+
+  /** A server for this node; not started. Its stored membership, if any, wins over {@code settings.peers}. */
+  static RaftServer server(RaftSettings settings, RaftProperties properties, StateMachine stateMachine)
+      throws IOException {
+    return RaftServer.newBuilder()
+        .setServerId(RaftPeerId.valueOf(settings.nodeId()))
+        .setGroup(initialGroup(settings))
+        .setProperties(properties)
+        .setStateMachine(stateMachine)
+        .setOption(RaftStorage.StartupOption.RECOVER)
+        .build();
+  }
+
+  /**
+   * A client of the group that follows leader changes: a write is retried (same call id, so the
+   * leader's retry cache keeps it applied once) until it is answered or the request timeout passed.
+   */
+  static RaftClient client(RaftSettings settings, RaftProperties properties, RaftGroup group) {
+    // Every request type gets the bound: Ratis's fallback for a type without a policy retries forever.
+    RequestTypeDependentRetryPolicy.Builder retry = RequestTypeDependentRetryPolicy.newBuilder();
+    for (TypeCase type : TypeCase.values()) {
+      retry.setRetryPolicy(type, RetryPolicies.retryForeverWithSleep(time(RETRY_PAUSE)))
+          .setTimeout(type, time(settings.requestTimeout()));
+    }
+    return RaftClient.newBuilder().setRaftGroup(group).setProperties(properties).setRetryPolicy(retry.build())
+        .build();
+  }
+
+  /** A client for membership changes and group queries: a bounded number of attempts within {@code timeout}. */
+  static RaftClient adminClient(RaftProperties properties, RaftGroup group, Duration timeout) {
+    int attempts = (int) Math.max(1, timeout.toMillis() / RETRY_PAUSE.toMillis());
+    return RaftClient.newBuilder().setRaftGroup(group).setProperties(properties)
+        .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(attempts, time(RETRY_PAUSE))).build();
+  }
+
+  static TimeDuration time(Duration duration) {
+    return TimeDuration.valueOf(duration.toMillis(), TimeUnit.MILLISECONDS);
+  }
+}

@@ -1,0 +1,197 @@
+package io.futureq.log.raft;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.futureq.log.BrokerStateMachine;
+import io.futureq.log.CommandResult;
+import io.futureq.log.CommandResultCodec;
+import io.futureq.log.EventLog.AppliedListener;
+import io.futureq.log.proto.ApplyResults;
+import io.futureq.log.proto.LogCommand;
+import io.futureq.log.proto.LogEntry;
+import io.futureq.storage.OrderedStore;
+import io.futureq.storage.StorageException;
+import java.io.IOException;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.LongConsumer;
+import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.protocol.TermIndex;
+import org.apache.ratis.server.raftlog.RaftLog;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.statemachine.TransactionContext;
+import org.apache.ratis.statemachine.impl.BaseStateMachine;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
+import org.apache.ratis.util.LifeCycle;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Ratis state machine of one replica: a thin adapter that applies each committed Raft entry (a
+ * {@link LogEntry}) through {@link BrokerStateMachine}, and snapshots the store as RocksDB checkpoints.
+ *
+ * <p>Durability: a batch is written without fsync, because the Raft log is the durable record. On
+ * restart Ratis replays from the latest snapshot; entries at or below the store's own applied index
+ * are skipped, so replay never applies an entry twice. A replica whose store fails to write, or
+ * whose store is corrupt, throws out of {@link #applyTransaction}: Ratis then stops this server rather
+ * than let the replica diverge. An entry every replica rejects alike (not a LogEntry, a command
+ * without a body) fails its appends and changes nothing.
+ *
+ * <p>Ratis calls apply, snapshot and reinitialize from one thread; methods are synchronized anyway
+ * because a snapshot install pauses the machine from another.
+ */
+final class RatisStateMachine extends BaseStateMachine {
+  private static final Logger LOG = LoggerFactory.getLogger(RatisStateMachine.class);
+  private static final Message REPLAYED =
+      Message.valueOf(UnsafeByteOperations.unsafeWrap(ApplyResults.newBuilder().setReplayed(true).build()
+          .toByteArray()));
+
+  private final OrderedStore store;
+  private final BrokerStateMachine machine;
+  private final AppliedListener listener;
+  private final LongConsumer applyNanos;
+  private final CheckpointStorage storage = new CheckpointStorage();
+  private volatile long appliedIndex;
+
+  RatisStateMachine(OrderedStore store, BrokerStateMachine machine, AppliedListener listener,
+      LongConsumer applyNanos) {
+    this.store = store;
+    this.machine = machine;
+    this.listener = listener;
+    this.applyNanos = applyNanos;
+    this.appliedIndex = machine.appliedIndex();
+  }
+
+  /** The index of the last entry applied to this replica's store. */
+  long appliedIndex() {
+    return appliedIndex;
+  }
+
+  @Override
+  public CheckpointStorage getStateMachineStorage() {
+    return storage;
+  }
+
+  @Override
+  public synchronized void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage)
+      throws IOException {
+    getLifeCycle().startAndTransition(() -> {
+      super.initialize(server, groupId, raftStorage);
+      storage.init(raftStorage);
+      load();
+    });
+  }
+
+  @Override
+  public synchronized void pause() {
+    if (getLifeCycleState() == LifeCycle.State.RUNNING) {
+      getLifeCycle().transition(LifeCycle.State.PAUSING);
+      getLifeCycle().transition(LifeCycle.State.PAUSED);
+    }
+  }
+
+  /** Called after Ratis installed a snapshot from the leader into the state machine directory. */
+  @Override
+  public synchronized void reinitialize() throws IOException {
+    storage.rescan();
+    load();
+    if (getLifeCycleState() == LifeCycle.State.PAUSED) {
+      getLifeCycle().transition(LifeCycle.State.STARTING);
+      getLifeCycle().transition(LifeCycle.State.RUNNING);
+    }
+  }
+
+  /**
+   * Makes the store at least as new as the latest snapshot. Normally it already is (it was written
+   * past the snapshot before a restart); it is older after a snapshot install, or if unsynced writes
+   * were lost with the machine, and then the checkpoint replaces its content.
+   */
+  private void load() throws IOException {
+    CheckpointStorage.Checkpoint latest = storage.latest();
+    if (latest == null) {
+      return;
+    }
+    if (machine.appliedIndex() < latest.index()) {
+      LOG.info("restoring the store (applied index {}) from snapshot {}", machine.appliedIndex(), latest.dir());
+      try {
+        store.restoreFrom(latest.dir());
+      } catch (StorageException e) {
+        throw new IOException("cannot install snapshot " + latest.dir() + ": " + e.getMessage(), e);
+      }
+      machine.reload();
+      appliedIndex = machine.appliedIndex();
+    }
+    setLastAppliedTermIndex(latest.termIndex());
+  }
+
+  @Override
+  public synchronized CompletableFuture<Message> applyTransaction(TransactionContext trx) {
+    LogEntryProto entry = trx.getLogEntry();
+    TermIndex termIndex = TermIndex.valueOf(entry);
+    long index = termIndex.getIndex();
+    if (index <= machine.appliedIndex()) {
+      updateLastAppliedTermIndex(termIndex);
+      return CompletableFuture.completedFuture(REPLAYED);
+    }
+    long start = System.nanoTime();
+    List<LogCommand> commands;
+    BrokerStateMachine.Prepared prepared;
+    try {
+      commands = LogEntry.parseFrom(entry.getStateMachineLogEntry().getLogData().asReadOnlyByteBuffer())
+          .getCommandsList();
+      prepared = machine.prepare(index, commands);
+    } catch (InvalidProtocolBufferException | IllegalArgumentException e) {
+      // Deterministic: every replica rejects this entry the same way, so skipping it keeps them equal.
+      updateLastAppliedTermIndex(termIndex);
+      return CompletableFuture.failedFuture(new IllegalArgumentException("log entry " + index + " of term "
+          + termIndex.getTerm() + " was rejected: " + e.getMessage(), e));
+    }
+    try {
+      store.commit(prepared.batch(), false);
+    } catch (RuntimeException e) {
+      machine.abandoned(prepared);
+      throw e;
+    }
+    List<CommandResult> results = prepared.results();
+    machine.committed(prepared);
+    appliedIndex = index;
+    updateLastAppliedTermIndex(termIndex);
+    applyNanos.accept(System.nanoTime() - start);
+    for (CommandResult result : results) {
+      announce(index, result);
+    }
+    return CompletableFuture.completedFuture(
+        Message.valueOf(UnsafeByteOperations.unsafeWrap(CommandResultCodec.encode(results).toByteArray())));
+  }
+
+  /** As in {@code LocalEventLog}: the entry is applied whatever the listener does, so its failure must not stop Raft. */
+  private void announce(long index, CommandResult result) {
+    try {
+      listener.applied(index, result);
+    } catch (RuntimeException e) {
+      LOG.error("announcing applied log entry {} failed; its topic learns of it on its next read", index, e);
+    }
+  }
+
+  /** Checkpoints the store; the snapshot is named by the last applied term and index. */
+  @Override
+  public synchronized long takeSnapshot() throws IOException {
+    TermIndex last = getLastAppliedTermIndex();
+    if (last == null || last.getIndex() <= 0) {
+      return RaftLog.INVALID_LOG_INDEX;
+    }
+    CheckpointStorage.Checkpoint current = storage.latest();
+    if (current != null && current.index() >= last.getIndex()) {
+      return current.index();
+    }
+    try {
+      store.checkpoint(storage.pathFor(last));
+    } catch (StorageException e) {
+      throw new IOException("snapshot at " + last + " failed: " + e.getMessage(), e);
+    }
+    storage.taken(last);
+    return last.getIndex();
+  }
+}

@@ -1,0 +1,96 @@
+package io.futureq.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.futureq.e2e.TestBroker;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** Usage errors exit 2 naming the flag; an unreachable broker exits 1 with one line, in bounded time. */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class CommandLineErrorsTest {
+  private static final String NOBODY = "127.0.0.1:1";
+
+  @Test
+  void missingTopicIsAUsageError() {
+    assertUsageError(Cli.run("publish", "--server", NOBODY, "hi"), "--topic");
+    assertUsageError(Cli.run("consume", "--server", NOBODY, "--count", "1"), "--topic");
+    assertUsageError(Cli.run("cancel", "--server", NOBODY, "--key", "k"), "--topic");
+  }
+
+  @Test
+  void badDurationsAreUsageErrors() {
+    assertUsageError(Cli.run("publish", "--server", NOBODY, "--topic", "t", "--delay", "5x", "hi"), "--delay");
+    assertUsageError(Cli.run("publish", "--server", NOBODY, "--topic", "t", "--ttl", "1.5h", "hi"), "--ttl");
+    assertUsageError(Cli.run("publish", "--server", NOBODY, "--topic", "t", "--at", "tomorrow", "hi"), "--at");
+  }
+
+  @Test
+  void delayAndAtTogetherAreAUsageError() {
+    Cli.Result r = Cli.run("publish", "--server", NOBODY, "--topic", "t", "--delay", "5s", "--at",
+        "2026-12-01T10:00:00Z", "hi");
+    assertUsageError(r, "--at");
+    assertTrue(r.err().contains("--delay") && r.err().contains("mutually exclusive"), r.toString());
+  }
+
+  @Test
+  void serverMustBeHostAndPort() {
+    for (String bad : new String[] {"localhost", "localhost:", ":8443", "host:99999", "host:0", "host:port"}) {
+      assertUsageError(Cli.run("stats", "--server", bad), "--server");
+    }
+    assertUsageError(Cli.run("cluster"), "--server");
+  }
+
+  @Test
+  void countMustBePositive() {
+    assertUsageError(Cli.run("consume", "--server", NOBODY, "--topic", "t", "--count", "0"), "--count");
+    assertUsageError(Cli.run("consume", "--server", NOBODY, "--topic", "t", "--max-in-flight", "0"),
+        "--max-in-flight");
+  }
+
+  @Test
+  void publishWithoutTextOrInputIsAUsageError() {
+    assertUsageError(Cli.runWithInput("", "publish", "--server", NOBODY, "--topic", "t"), "TEXT");
+  }
+
+  @Test
+  void unreachableBrokerFailsWithOneLine() {
+    String server = "127.0.0.1:" + TestBroker.freePort();
+    String[][] commands = {
+        {"publish", "--topic", "t", "hi"},
+        {"consume", "--topic", "t", "--group", "g", "--count", "1"},
+        {"cancel", "--topic", "t", "--key", "k"},
+        {"stats"},
+        {"stats", "--topic", "t", "--json"},
+        {"cluster"}};
+    for (String[] command : commands) {
+      String[] args = new String[command.length + 4];
+      System.arraycopy(command, 0, args, 0, command.length);
+      System.arraycopy(new String[] {"--server", server, "--timeout", "2s"}, 0, args, command.length, 4);
+      Cli.Result r = Cli.run(args);
+      assertEquals(1, r.exit(), String.join(" ", command) + ": " + r);
+      assertEquals("", r.out(), r.toString());
+      assertTrue(r.err().startsWith("futureq: "), r.toString());
+      assertEquals(1, r.err().lines().count(), r.toString());
+    }
+  }
+
+  @Test
+  void everyCommandHasHelp() {
+    for (String command : new String[] {"publish", "consume", "cancel", "stats", "cluster"}) {
+      Cli.Result r = Cli.run(command, "--help");
+      assertEquals(0, r.exit(), r.toString());
+      assertTrue(r.out().startsWith("Usage: futureq " + command), r.toString());
+      assertTrue(r.out().contains("--server=HOST:PORT"), r.toString());
+    }
+  }
+
+  private static void assertUsageError(Cli.Result r, String flag) {
+    assertEquals(2, r.exit(), r.toString());
+    assertEquals("", r.out(), r.toString());
+    assertTrue(r.err().lines().findFirst().orElse("").contains(flag), "first error line should name " + flag
+        + ":\n" + r);
+  }
+}

@@ -1,0 +1,96 @@
+package io.futureq.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.futureq.e2e.TestBroker;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code futureq stats} and {@code futureq cluster} against a real broker. */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class StatsClusterCommandTest {
+  private static final String TOPIC = "cli-stats";
+  private static final String LATER = Instant.now().plus(Duration.ofDays(30)).truncatedTo(ChronoUnit.SECONDS)
+      .toString();
+
+  @TempDir
+  static Path dir;
+  static TestBroker broker;
+  static String server;
+
+  @BeforeAll
+  static void start() {
+    broker = TestBroker.start(dir.resolve("data"));
+    server = "127.0.0.1:" + broker.node.grpcPort();
+    Cli.Result now = Cli.run("publish", "--server", server, "--topic", TOPIC, "now");
+    Cli.Result later = Cli.run("publish", "--server", server, "--topic", TOPIC, "--at", LATER, "later");
+    Cli.Result consumed = Cli.run("consume", "--server", server, "--topic", TOPIC, "--group", "billing",
+        "--count", "1");
+    assertEquals(0, now.exit() + later.exit() + consumed.exit(), now + "\n" + later + "\n" + consumed);
+  }
+
+  @AfterAll
+  static void stop() {
+    broker.close();
+  }
+
+  @Test
+  void statsListsTopicsWithPendingAndGroups() {
+    Cli.Result text = Cli.run("stats", "--server", server);
+    Cli.Result json = Cli.run("stats", "--server", server, "--json");
+
+    assertEquals(0, text.exit(), text.toString());
+    assertTrue(text.lines().get(0).matches("TOPIC\\s+PENDING\\s+GROUPS"), text.toString());
+    assertTrue(text.lines().stream().anyMatch(l -> l.matches(TOPIC + "\\s+\\d+\\s+billing")), text.toString());
+    assertEquals(0, json.exit(), json.toString());
+    assertEquals(1, json.lines().size(), json.toString());
+    assertTrue(json.out().startsWith("{\"topics\":[{"), json.toString());
+    assertTrue(json.out().matches("(?s).*\\{\"name\":\"" + TOPIC + "\",\"pending\":\\d+,\"groups\":\\[\"billing\"]}.*"),
+        json.toString());
+  }
+
+  @Test
+  void statsShowsOneTopicsBacklogAndGroups() {
+    Cli.Result text = Cli.run("stats", "--server", server, "--topic", TOPIC);
+    Cli.Result json = Cli.run("stats", "--server", server, "--topic", TOPIC, "--json");
+
+    assertEquals(0, text.exit(), text.toString());
+    for (String expected : new String[] {"topic: " + TOPIC, "pending: ", "due now: ", "next due: ",
+        "oldest due age: ", "groups:"}) {
+      assertTrue(text.out().contains(expected), "missing '" + expected + "' in\n" + text);
+    }
+    assertTrue(text.out().matches("(?s).*\nnext due: \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z\n.*"), text.toString());
+    assertTrue(text.out().matches("(?s).*\n  GROUP\\s+CONSUMERS\\s+IN FLIGHT\\s+READY\\s+DELAYED\n  billing\\s+.*"),
+        text.toString());
+    assertEquals(0, json.exit(), json.toString());
+    assertTrue(json.out().matches("\\{\"topic\":\"" + TOPIC + "\",\"pending\":\\d+,\"due_now\":\\d+,"
+        + "\"next_due_unix_ms\":\\d+,\"oldest_due_age_ms\":\\d+,\"groups\":\\[\\{\"name\":\"billing\","
+        + "\"consumers\":\\d+,\"in_flight\":\\d+,\"ready\":\\d+,\"delayed\":\\d+}]}\n"), json.toString());
+  }
+
+  @Test
+  void clusterShowsModeSelfAndMembers() {
+    Cli.Result text = Cli.run("cluster", "--server", server);
+    Cli.Result json = Cli.run("cluster", "--server", server, "--json");
+
+    assertEquals(0, text.exit(), text.toString());
+    assertEquals("mode: standalone", text.lines().get(0), text.toString());
+    assertTrue(text.lines().get(1).matches("self: \\S+"), text.toString());
+    assertTrue(text.lines().get(3).matches("  NODE ID\\s+ADDRESS\\s+GRPC ADDRESS\\s+STATUS"), text.toString());
+    assertTrue(text.lines().get(4).matches("  \\S+\\s+pekko://\\S+\\s+127\\.0\\.0\\.1:" + broker.node.grpcPort()
+        + "\\s+Up \\(self\\)"), text.toString());
+    assertEquals(0, json.exit(), json.toString());
+    assertTrue(json.out().matches("\\{\"mode\":\"standalone\",\"self_node_id\":\"[^\"]+\",\"members\":\\[\\{"
+        + "\"node_id\":\"[^\"]+\",\"address\":\"pekko://[^\"]+\",\"grpc_address\":\"127\\.0\\.0\\.1:\\d+\","
+        + "\"status\":\"Up\",\"self\":true,\"roles\":\\[.*]}]}\n"), json.toString());
+  }
+}

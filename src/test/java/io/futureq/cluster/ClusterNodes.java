@@ -1,0 +1,113 @@
+package io.futureq.cluster;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import io.futureq.app.Node;
+import io.futureq.app.Readiness;
+import io.futureq.config.BrokerSettings;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Three clustered brokers in this JVM, each with its own ActorSystem, Raft server and RocksDB. */
+final class ClusterNodes implements AutoCloseable {
+  final Path dir;
+  final int size;
+  final int[] managementPorts;
+  final int[] raftPorts;
+  final Node[] nodes;
+
+  ClusterNodes(Path dir, int size) {
+    this.dir = dir;
+    this.size = size;
+    this.managementPorts = new int[size];
+    this.raftPorts = new int[size];
+    this.nodes = new Node[size];
+    for (int i = 0; i < size; i++) {
+      managementPorts[i] = freePort();
+      raftPorts[i] = freePort();
+    }
+  }
+
+  static int freePort() {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  Config config(int i) {
+    Map<String, Object> values = new HashMap<>();
+    values.put("futureq.node-id", "node-" + (i + 1));
+    values.put("futureq.storage.data-dir", dir.resolve("node-" + (i + 1)).resolve("data").toString());
+    values.put("futureq.raft.storage-dir", dir.resolve("node-" + (i + 1)).resolve("raft").toString());
+    values.put("futureq.api.host", "127.0.0.1");
+    values.put("futureq.api.port", 0);
+    values.put("futureq.metrics.enabled", false);
+    values.put("futureq.management.port", managementPorts[i]);
+    values.put("futureq.cluster.enabled", true);
+    values.put("futureq.cluster.remoting.port", 0);
+    values.put("futureq.group.in-flight-timeout", "3s");
+    values.put("futureq.topic.delete-batch-interval", "20ms");
+    List<String> contacts = new ArrayList<>();
+    Map<String, String> peers = new HashMap<>();
+    for (int j = 0; j < size; j++) {
+      contacts.add("127.0.0.1:" + managementPorts[j]);
+      peers.put("node-" + (j + 1), "127.0.0.1:" + raftPorts[j]);
+    }
+    values.put("futureq.cluster.discovery.contact-points", contacts);
+    values.put("futureq.cluster.discovery.required-contact-points", size);
+    values.put("futureq.raft.peers", peers);
+    // Pekko's defaults wait for a stable membership before bootstrap; shorten it for tests.
+    values.put("pekko.management.cluster.bootstrap.contact-point-discovery.stable-margin", "1s");
+    values.put("pekko.management.cluster.bootstrap.contact-point-discovery.interval", "500ms");
+    values.put("pekko.cluster.split-brain-resolver.stable-after", "5s");
+    return BrokerSettings.load(ConfigFactory.parseMap(values), null, Map.of());
+  }
+
+  void start(int i) {
+    nodes[i] = Node.start(BrokerSettings.from(config(i)));
+  }
+
+  void startAll() {
+    for (int i = 0; i < size; i++) {
+      start(i);
+    }
+  }
+
+  void awaitAllReady(Duration within) throws InterruptedException {
+    long deadline = System.currentTimeMillis() + within.toMillis();
+    for (Node node : nodes) {
+      while (node != null && !Readiness.get(node.system()).isReady()) {
+        if (System.currentTimeMillis() > deadline) {
+          throw new AssertionError("cluster not ready within " + within);
+        }
+        Thread.sleep(200);
+      }
+    }
+  }
+
+  String target(int i) {
+    return "127.0.0.1:" + nodes[i].grpcPort();
+  }
+
+  void stop(int i) {
+    if (nodes[i] != null) {
+      nodes[i].close();
+      nodes[i] = null;
+    }
+  }
+
+  @Override
+  public void close() {
+    for (int i = 0; i < size; i++) {
+      stop(i);
+    }
+  }
+}

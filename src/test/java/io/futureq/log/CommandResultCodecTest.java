@@ -1,0 +1,122 @@
+package io.futureq.log;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.protobuf.ByteString;
+import io.futureq.log.CommandResult.Reason;
+import io.futureq.log.CommandResult.StoredRef;
+import io.futureq.log.proto.ApplyResult;
+import io.futureq.log.proto.ApplyResults;
+import io.futureq.log.proto.StoredMessage;
+import io.futureq.storage.StorageKeys;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class CommandResultCodecTest {
+  private static final byte[] KEY_A = StorageKeys.message(StorageKeys.topicHash("orders"), 7, 1);
+  private static final byte[] KEY_B = StorageKeys.message(StorageKeys.topicHash("orders"), 9, 2);
+  private static final StoredMessage MESSAGE = StoredMessage.newBuilder().setTopic("orders")
+      .setPayload(ByteString.copyFromUtf8("body")).setKey("k").putHeaders("h", "v").setDueMs(7_000)
+      .setEnqueuedMs(6_000).setExpireMs(90_000).setEventId(1).build();
+
+  @Test
+  void storedRoundTripsWithDuplicateFlagsInOrder() {
+    CommandResult.Stored stored = (CommandResult.Stored) roundTrip(new CommandResult.Stored(List.of(
+        new StoredRef(KEY_A, MESSAGE, false), new StoredRef(KEY_B, MESSAGE.toBuilder().setEventId(2).build(), true))));
+
+    assertEquals(2, stored.messages().size());
+    assertRef(new StoredRef(KEY_A, MESSAGE, false), stored.messages().get(0));
+    assertRef(new StoredRef(KEY_B, MESSAGE.toBuilder().setEventId(2).build(), true), stored.messages().get(1));
+  }
+
+  @Test
+  void removedRoundTripsWithEveryReason() {
+    for (Reason reason : Reason.values()) {
+      CommandResult.Removed removed =
+          (CommandResult.Removed) roundTrip(new CommandResult.Removed("orders", List.of(KEY_A, KEY_B), reason));
+
+      assertEquals("orders", removed.topic());
+      assertEquals(reason, removed.reason());
+      assertEquals(2, removed.storageKeys().size());
+      assertArrayEquals(KEY_A, removed.storageKeys().get(0));
+      assertArrayEquals(KEY_B, removed.storageKeys().get(1));
+    }
+  }
+
+  @Test
+  void cancelledRoundTripsWithAndWithoutAMessage() {
+    CommandResult.Cancelled hit = (CommandResult.Cancelled) roundTrip(new CommandResult.Cancelled("orders", KEY_A,
+        MESSAGE));
+    CommandResult.Cancelled miss = (CommandResult.Cancelled) roundTrip(new CommandResult.Cancelled("orders", null,
+        null));
+
+    assertTrue(hit.existed());
+    assertArrayEquals(KEY_A, hit.storageKey());
+    assertEquals(MESSAGE, hit.message());
+    assertFalse(miss.existed());
+    assertEquals("orders", miss.topic());
+    assertNull(miss.message());
+  }
+
+  @Test
+  void groupCreatedRoundTrips() {
+    assertEquals(new CommandResult.GroupCreated("orders", "billing", true),
+        roundTrip(new CommandResult.GroupCreated("orders", "billing", true)));
+    assertEquals(new CommandResult.GroupCreated("orders", "billing", false),
+        roundTrip(new CommandResult.GroupCreated("orders", "billing", false)));
+  }
+
+  @Test
+  void deadLetteredRoundTripsWithAndWithoutACopy() {
+    CommandResult.DeadLettered moved = (CommandResult.DeadLettered) roundTrip(
+        new CommandResult.DeadLettered("orders", "billing", new StoredRef(KEY_B, MESSAGE, false)));
+    CommandResult.DeadLettered gone =
+        (CommandResult.DeadLettered) roundTrip(new CommandResult.DeadLettered("orders", "billing", null));
+
+    assertEquals("orders", moved.topic());
+    assertEquals("billing", moved.group());
+    assertRef(new StoredRef(KEY_B, MESSAGE, false), moved.copy());
+    assertNull(gone.copy());
+    assertEquals("billing", gone.group());
+  }
+
+  @Test
+  void aMixedEntryKeepsOneResultPerCommandInOrder() {
+    List<CommandResult> results = List.of(new CommandResult.GroupCreated("orders", "billing", false),
+        new CommandResult.Stored(List.of(new StoredRef(KEY_A, MESSAGE, false))),
+        new CommandResult.Cancelled("orders", null, null),
+        new CommandResult.Removed("orders", List.of(), Reason.ACKED));
+
+    List<CommandResult> decoded = CommandResultCodec.decode(CommandResultCodec.encode(results));
+
+    assertEquals(4, decoded.size());
+    for (int i = 0; i < results.size(); i++) {
+      assertEquals(results.get(i).getClass(), decoded.get(i).getClass(), "result " + i);
+    }
+    assertTrue(CommandResultCodec.decode(CommandResultCodec.encode(List.of())).isEmpty());
+  }
+
+  @Test
+  void aResultWithoutABodyIsRejected() {
+    ApplyResults unknown = ApplyResults.newBuilder().addResults(ApplyResult.getDefaultInstance()).build();
+
+    assertThrows(IllegalArgumentException.class, () -> CommandResultCodec.decode(unknown));
+  }
+
+  private static CommandResult roundTrip(CommandResult result) {
+    List<CommandResult> decoded = CommandResultCodec.decode(CommandResultCodec.encode(List.of(result)));
+    assertEquals(1, decoded.size());
+    return decoded.get(0);
+  }
+
+  private static void assertRef(StoredRef expected, StoredRef actual) {
+    assertArrayEquals(expected.storageKey(), actual.storageKey());
+    assertEquals(expected.message(), actual.message());
+    assertEquals(expected.duplicate(), actual.duplicate());
+  }
+}

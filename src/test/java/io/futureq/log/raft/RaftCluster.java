@@ -1,0 +1,182 @@
+package io.futureq.log.raft;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.futureq.config.RaftSettings;
+import io.futureq.log.CommandResult;
+import io.futureq.log.proto.LogCommand;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/** Three (or more) in-process replicas on free loopback ports, each under its own directory. */
+final class RaftCluster implements AutoCloseable {
+  /** Generous: a 2-core machine running three servers, RocksDB and GC can be slow. */
+  static final Duration WAIT = Duration.ofSeconds(60);
+  static final String TOPIC = "orders";
+
+  private final List<RaftNode> nodes;
+  private final Path root;
+  private final long snapshotThreshold;
+  private final long segmentBytes;
+
+  private RaftCluster(List<RaftNode> nodes, Path root, long snapshotThreshold, long segmentBytes) {
+    this.nodes = new ArrayList<>(nodes);
+    this.root = root;
+    this.snapshotThreshold = snapshotThreshold;
+    this.segmentBytes = segmentBytes;
+  }
+
+  /** Starts {@code size} replicas; a small {@code snapshotThreshold} and {@code segmentBytes} force compaction. */
+  static RaftCluster start(Path root, int size, long snapshotThreshold, long segmentBytes) {
+    Map<String, String> peers = new TreeMap<>();
+    for (int i = 0; i < size; i++) {
+      peers.put("n" + i, "127.0.0.1:" + freePort());
+    }
+    List<RaftNode> nodes = new ArrayList<>();
+    for (String id : peers.keySet()) {
+      nodes.add(new RaftNode(root.resolve(id), settings(id, peers, root.resolve(id).resolve("raft"),
+          snapshotThreshold, segmentBytes)));
+    }
+    RaftCluster cluster = new RaftCluster(nodes, root, snapshotThreshold, segmentBytes);
+    try {
+      nodes.forEach(RaftNode::start);
+    } catch (RuntimeException e) {
+      cluster.close();
+      throw e;
+    }
+    return cluster;
+  }
+
+  static RaftSettings settings(String id, Map<String, String> peers, Path raftDir, long snapshotThreshold,
+      long segmentBytes) {
+    return settings(id, peers, raftDir, snapshotThreshold, segmentBytes, false);
+  }
+
+  private static RaftSettings settings(String id, Map<String, String> peers, Path raftDir, long snapshotThreshold,
+      long segmentBytes, boolean join) {
+    return new RaftSettings(id, peers.get(id), peers, raftDir, snapshotThreshold, Duration.ofSeconds(10),
+        Duration.ofMillis(300), segmentBytes, 4L << 20, 8, join);
+  }
+
+  /** Starts a new node {@code id} on a free port, set to join the group that {@code members} belong to. */
+  RaftNode startJoining(String id, Map<String, String> members) {
+    Map<String, String> peers = new TreeMap<>(members);
+    peers.put(id, "127.0.0.1:" + freePort());
+    RaftNode node = new RaftNode(root.resolve(id), settings(id, peers, root.resolve(id).resolve("raft"),
+        snapshotThreshold, segmentBytes, true));
+    nodes.add(node);
+    node.start();
+    return node;
+  }
+
+  static int freePort() {
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  RaftNode node(int i) {
+    return nodes.get(i);
+  }
+
+  List<RaftNode> running() {
+    return nodes.stream().filter(RaftNode::running).toList();
+  }
+
+  /** The running node that is leader, once one is elected. */
+  RaftNode awaitLeader() {
+    return await("a leader among " + running().size() + " running nodes", () -> {
+      for (RaftNode node : running()) {
+        if (node.status().role() == RaftStatus.Role.LEADER) {
+          return node;
+        }
+      }
+      return null;
+    });
+  }
+
+  /** Waits until every running node applied as far as the furthest one had when called; returns that index. */
+  long awaitConverged() {
+    long target = running().stream().mapToLong(RaftNode::appliedIndex).max().orElse(0);
+    await("every running node to apply index " + target, () -> {
+      for (RaftNode node : running()) {
+        if (node.appliedIndex() < target) {
+          return null;
+        }
+      }
+      return Boolean.TRUE;
+    });
+    return target;
+  }
+
+  /** Appends through {@code node} and waits for the result. */
+  static CommandResult append(RaftNode node, LogCommand command) {
+    try {
+      return node.log().append(command).toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new AssertionError("append through " + node.id() + " failed: " + command, e);
+    }
+  }
+
+  /** Asserts that every running node holds the same messages of {@link #TOPIC} and the same pending count. */
+  void assertStoresEqual(int expectedMessages) {
+    RaftNode reference = running().get(0);
+    var messages = reference.messagesOf(TOPIC);
+    assertEquals(expectedMessages, messages.size(), "messages on " + reference.id());
+    for (RaftNode node : running()) {
+      assertEquals(messages, node.messagesOf(TOPIC), "messages on " + node.id() + " vs " + reference.id());
+      assertEquals(expectedMessages, node.pending(TOPIC), "pending count on " + node.id());
+    }
+  }
+
+  /** Polls {@code probe} until it returns non-null, for up to {@link #WAIT}. */
+  static <T> T await(String what, Supplier<T> probe) {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (true) {
+      T value = probe.get();
+      if (value != null) {
+        return value;
+      }
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("timed out after " + WAIT.toSeconds() + "s waiting for " + what);
+      }
+      try {
+        Thread.sleep(50);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError("interrupted waiting for " + what, e);
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    RuntimeException failure = null;
+    for (RaftNode node : nodes) {
+      try {
+        node.close();
+      } catch (RuntimeException e) {
+        if (failure == null) {
+          failure = e;
+        } else {
+          failure.addSuppressed(e);
+        }
+      }
+    }
+    if (failure != null) {
+      throw failure;
+    }
+  }
+}

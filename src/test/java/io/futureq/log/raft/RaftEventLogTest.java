@@ -1,0 +1,153 @@
+package io.futureq.log.raft;
+
+import static io.futureq.log.Commands.message;
+import static io.futureq.log.Commands.store;
+import static io.futureq.log.raft.RaftCluster.TOPIC;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.futureq.log.CommandResult;
+import io.futureq.log.LogClosedException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
+class RaftEventLogTest {
+  /** Large enough that these tests never snapshot: replay then starts at the first entry. */
+  private static final long NO_SNAPSHOTS = 1_000_000;
+  private static final long SEGMENT_BYTES = 1L << 20;
+
+  @TempDir
+  Path dir;
+
+  private RaftCluster cluster;
+
+  @AfterEach
+  void close() {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  @Test
+  void appendsThroughAnyReplicaAreAppliedEverywhereInTheSameOrder() throws Exception {
+    cluster = RaftCluster.start(dir, 3, NO_SNAPSHOTS, SEGMENT_BYTES);
+    List<CompletableFuture<CommandResult>> appends = new ArrayList<>();
+    for (int i = 0; i < 300; i++) {
+      RaftNode via = cluster.node(i % 3);
+      appends.add(via.log().append(store(message(TOPIC, "m" + i, 0))).toCompletableFuture());
+    }
+    CompletableFuture.allOf(appends.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+
+    Set<Long> eventIds = new HashSet<>();
+    for (CompletableFuture<CommandResult> append : appends) {
+      eventIds.add(((CommandResult.Stored) append.get()).messages().get(0).message().getEventId());
+    }
+    assertEquals(300, eventIds.size(), "every append got its own event id");
+    long index = cluster.awaitConverged();
+    cluster.assertStoresEqual(300);
+    List<Long> order = cluster.node(0).announcedEventIds();
+    assertEquals(300, order.size());
+    assertEquals(eventIds, new HashSet<>(order));
+    for (RaftNode node : cluster.running()) {
+      assertEquals(index, node.appliedIndex(), "applied index of " + node.id());
+      assertEquals(order, node.announcedEventIds(), "announcement order on " + node.id());
+    }
+  }
+
+  @Test
+  void statusNamesTheLeaderAndEveryPeer() {
+    cluster = RaftCluster.start(dir, 3, NO_SNAPSHOTS, SEGMENT_BYTES);
+    RaftNode leader = cluster.awaitLeader();
+    RaftCluster.append(cluster.node(0), store(message(TOPIC, "a", 0)));
+    cluster.awaitConverged();
+
+    for (RaftNode node : cluster.running()) {
+      RaftStatus status = RaftCluster.await("a known leader on every node",
+          () -> node.status().leaderId().isEmpty() ? null : node.status());
+      assertEquals(node.id(), status.nodeId());
+      assertEquals(leader.id(), status.leaderId());
+      assertEquals(node == leader ? RaftStatus.Role.LEADER : RaftStatus.Role.FOLLOWER, status.role());
+      assertEquals(node.settings().peers(), status.peers());
+      assertEquals(Map.of(), status.listeners());
+      assertTrue(status.commitIndex() >= status.appliedIndex() && status.appliedIndex() > 0, status.toString());
+    }
+  }
+
+  @Test
+  void aStoppedReplicaCatchesUpAfterRestartingOnItsDirectory() {
+    cluster = RaftCluster.start(dir, 3, NO_SNAPSHOTS, SEGMENT_BYTES);
+    for (int i = 0; i < 20; i++) {
+      RaftCluster.append(cluster.node(i % 3), store(message(TOPIC, "before" + i, 0)));
+    }
+    cluster.awaitConverged();
+    RaftNode stopped = cluster.node(2);
+    stopped.stop();
+
+    for (int i = 0; i < 50; i++) {
+      RaftCluster.append(cluster.node(i % 2), store(message(TOPIC, "while-down" + i, 0)));
+    }
+    stopped.start();
+    long index = cluster.awaitConverged();
+
+    assertEquals(index, stopped.appliedIndex());
+    cluster.assertStoresEqual(70);
+  }
+
+  @Test
+  void replayAfterRestartDoesNotApplyEntriesTwice() {
+    cluster = RaftCluster.start(dir, 3, NO_SNAPSHOTS, SEGMENT_BYTES);
+    cluster.running().forEach(RaftNode::noSnapshotOnStop);
+    for (int i = 0; i < 30; i++) {
+      RaftCluster.append(cluster.node(i % 3), store(message(TOPIC, "m" + i, 0, "key" + i, 0, Map.of())));
+    }
+    long before = cluster.awaitConverged();
+    List<Long> announcedBefore = cluster.node(1).announcedIndexes();
+
+    for (RaftNode node : cluster.running()) {
+      node.stop();
+    }
+    for (int i = 0; i < 3; i++) {
+      cluster.node(i).start();
+    }
+    cluster.awaitLeader();
+    CommandResult.Stored again = (CommandResult.Stored) RaftCluster.append(cluster.node(0),
+        store(message(TOPIC, "m0", 0, "key0", 0, Map.of()), message(TOPIC, "new", 0, "key-new", 0, Map.of())));
+    long after = cluster.awaitConverged();
+
+    assertTrue(again.messages().get(0).duplicate(), "key0 was stored before the restart");
+    assertFalse(again.messages().get(1).duplicate());
+    assertTrue(after > before);
+    cluster.assertStoresEqual(31);
+    List<Long> announcedAfter = cluster.node(1).announcedIndexes();
+    assertEquals(announcedBefore, announcedAfter.subList(0, announcedBefore.size()));
+    assertTrue(announcedAfter.subList(announcedBefore.size(), announcedAfter.size()).stream()
+        .allMatch(index -> index > before), "replayed entries were announced again: " + announcedAfter);
+  }
+
+  @Test
+  void appendsAfterCloseFailWithLogClosed() {
+    cluster = RaftCluster.start(dir, 3, NO_SNAPSHOTS, SEGMENT_BYTES);
+    RaftNode node = cluster.node(0);
+    RaftCluster.append(node, store(message(TOPIC, "a", 0)));
+    var log = node.log();
+    node.stop();
+
+    ExecutionException e = assertThrows(ExecutionException.class,
+        () -> log.append(store(message(TOPIC, "b", 0))).toCompletableFuture().get(5, TimeUnit.SECONDS));
+    assertTrue(e.getCause() instanceof LogClosedException, String.valueOf(e.getCause()));
+  }
+}

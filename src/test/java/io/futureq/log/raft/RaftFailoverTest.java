@@ -1,0 +1,130 @@
+package io.futureq.log.raft;
+
+import static io.futureq.log.Commands.message;
+import static io.futureq.log.Commands.store;
+import static io.futureq.log.raft.RaftCluster.TOPIC;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.futureq.log.CommandResult;
+import io.futureq.log.proto.StoredMessage;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
+class RaftFailoverTest {
+  private static final int PRODUCERS = 4;
+
+  @TempDir
+  Path dir;
+
+  private RaftCluster cluster;
+
+  @AfterEach
+  void close() {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  @Test
+  void appendsResumeAfterTheLeaderIsKilledAndNoAcknowledgedAppendIsLost() throws Exception {
+    // Snapshots every 50 entries, so the stream also runs across snapshots and log compaction.
+    cluster = RaftCluster.start(dir, 3, 50, 64L << 10);
+    RaftNode leader = cluster.awaitLeader();
+    List<RaftNode> survivors = cluster.running().stream().filter(n -> n != leader).toList();
+    AppendStream stream = new AppendStream(survivors);
+    List<Thread> producers = new ArrayList<>();
+    for (int p = 0; p < PRODUCERS; p++) {
+      int producer = p;
+      producers.add(new Thread(() -> stream.produce(producer), "producer-" + p));
+    }
+    producers.forEach(Thread::start);
+
+    RaftCluster.await("100 acknowledged appends before the kill", () -> stream.acked.size() >= 100 ? true : null);
+    long killedAt = System.nanoTime();
+    leader.stop();
+    long afterKill = stream.acked.size();
+    RaftCluster.await("100 acknowledged appends after the kill",
+        () -> stream.firstAckSubmittedAfter(killedAt) > 0 && stream.acked.size() >= afterKill + 100 ? true : null);
+    stream.running.set(false);
+    for (Thread producer : producers) {
+      producer.join(RaftCluster.WAIT.toMillis());
+    }
+
+    Duration failover = Duration.ofNanos(stream.firstAckSubmittedAfter(killedAt) - killedAt);
+    System.out.printf("raft failover: first append submitted after killing leader %s acknowledged %d ms after the "
+        + "kill; %d appends acknowledged, %d failed meanwhile %s%n", leader.id(), failover.toMillis(),
+        stream.acked.size(), stream.failures.get(), stream.failureKinds.keySet());
+    RaftNode newLeader = cluster.awaitLeader();
+    assertNotEquals(leader.id(), newLeader.id());
+    cluster.awaitConverged();
+    List<StoredMessage> stored = survivors.get(0).messagesOf(TOPIC);
+    Set<String> storedKeys = new HashSet<>();
+    stored.forEach(m -> storedKeys.add(m.getKey()));
+    for (String key : stream.acked) {
+      assertTrue(storedKeys.contains(key), "acknowledged message " + key + " is missing");
+    }
+    assertEquals(stored.size(), storedKeys.size(), "a retried append was stored twice");
+    for (RaftNode node : survivors) {
+      assertEquals(stored, node.messagesOf(TOPIC), "messages on " + node.id());
+      assertEquals(stored.size(), node.pending(TOPIC), "pending count on " + node.id());
+    }
+  }
+
+  /** A steady stream of keyed appends through the surviving nodes; records what was acknowledged when. */
+  private static final class AppendStream {
+    final List<RaftNode> via;
+    final AtomicBoolean running = new AtomicBoolean(true);
+    final ConcurrentLinkedQueue<String> acked = new ConcurrentLinkedQueue<>();
+    final AtomicLong failures = new AtomicLong();
+    final Map<String, Boolean> failureKinds = new ConcurrentHashMap<>();
+    /** Submission time to acknowledgement time, of every acknowledged append. */
+    final Map<Long, Long> ackTimes = new ConcurrentHashMap<>();
+
+    AppendStream(List<RaftNode> via) {
+      this.via = via;
+    }
+
+    void produce(int producer) {
+      for (int i = 0; running.get(); i++) {
+        String key = "p" + producer + "-" + i;
+        long submitted = System.nanoTime();
+        try {
+          CommandResult result = via.get(i % via.size()).log()
+              .append(store(message(TOPIC, key, 0, key, 0, Map.of())))
+              .toCompletableFuture().get(RaftCluster.WAIT.toSeconds(), TimeUnit.SECONDS);
+          if (result instanceof CommandResult.Stored) {
+            acked.add(key);
+            ackTimes.put(submitted, System.nanoTime());
+          }
+        } catch (Exception e) {
+          failures.incrementAndGet();
+          Throwable cause = e.getCause() == null ? e : e.getCause();
+          failureKinds.put(cause.getClass().getSimpleName(), true);
+        }
+      }
+    }
+
+    /** When the first append submitted after {@code time} was acknowledged, or 0 if none was yet. */
+    long firstAckSubmittedAfter(long time) {
+      return ackTimes.entrySet().stream().filter(e -> e.getKey() > time).mapToLong(Map.Entry::getValue).min()
+          .orElse(0);
+    }
+  }
+}

@@ -1,0 +1,65 @@
+package io.futureq.log.raft;
+
+import static io.futureq.log.Commands.message;
+import static io.futureq.log.Commands.store;
+import static io.futureq.log.raft.RaftCluster.TOPIC;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
+class RaftMembershipTest {
+  @TempDir
+  Path dir;
+
+  private RaftCluster cluster;
+
+  @AfterEach
+  void close() {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  @Test
+  void aPeerIsRemovedAndANewNodeJoinsThroughTheAdminApi() throws Exception {
+    // Compaction is on, so the new node catches up through a snapshot and then the log.
+    cluster = RaftCluster.start(dir, 3, 20, 8L << 10);
+    RaftNode leader = cluster.awaitLeader();
+    List<RaftNode> followers = cluster.running().stream().filter(n -> n != leader).toList();
+    append(leader, "before", 40);
+
+    RaftNode removed = followers.get(0);
+    RaftNode kept = followers.get(1);
+    kept.log().removePeer(removed.id()).get(60, TimeUnit.SECONDS);
+    removed.stop();
+    append(kept, "after-remove", 10);
+    assertEquals(Set.of(leader.id(), kept.id()), leader.status().peers().keySet());
+
+    RaftNode joined = cluster.startJoining("n9", leader.status().peers());
+    kept.log().addPeer(joined.id(), joined.settings().address()).get(120, TimeUnit.SECONDS);
+    append(joined, "after-join", 10);
+    cluster.awaitConverged();
+
+    cluster.assertStoresEqual(60);
+    RaftStatus status = RaftCluster.await("the leader to report the new configuration",
+        () -> leader.status().peers().containsKey(joined.id()) ? leader.status() : null);
+    assertEquals(Set.of(leader.id(), kept.id(), joined.id()), status.peers().keySet());
+    assertEquals(Map.of(), status.listeners());
+    assertEquals(joined.settings().address(), status.peers().get(joined.id()));
+  }
+
+  private static void append(RaftNode node, String prefix, int count) {
+    for (int i = 0; i < count; i++) {
+      RaftCluster.append(node, store(message(TOPIC, prefix + i, 0)));
+    }
+  }
+}

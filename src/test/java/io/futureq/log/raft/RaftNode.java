@@ -1,0 +1,166 @@
+package io.futureq.log.raft;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.futureq.config.RaftSettings;
+import io.futureq.config.StorageSettings;
+import io.futureq.log.BrokerStateMachine;
+import io.futureq.log.CommandResult;
+import io.futureq.log.proto.StoredMessage;
+import io.futureq.log.proto.TopicMeta;
+import io.futureq.storage.OrderedStore;
+import io.futureq.storage.OrderedStore.Space;
+import io.futureq.storage.RocksStore;
+import io.futureq.storage.StorageKeys;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.List;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.server.RaftServerConfigKeys;
+
+/** One replica for tests: a real RocksStore, BrokerStateMachine and RaftEventLog under its own directory. */
+final class RaftNode implements AutoCloseable {
+  static final long BUCKET_MS = 1;
+
+  private final Path dir;
+  private final RaftSettings settings;
+  /** Event ids of stored messages in the order the listener was told of them, and the indexes told. */
+  private final List<Long> announcedEventIds = Collections.synchronizedList(new ArrayList<>());
+  private final List<Long> announcedIndexes = Collections.synchronizedList(new ArrayList<>());
+  private RocksStore store;
+  private RaftEventLog log;
+  private Consumer<RaftProperties> tuning = properties -> { };
+
+  RaftNode(Path dir, RaftSettings settings) {
+    this.dir = dir;
+    this.settings = settings;
+  }
+
+  String id() {
+    return settings.nodeId();
+  }
+
+  RaftSettings settings() {
+    return settings;
+  }
+
+  void start() {
+    store = RocksStore.open(dir.resolve("data"), StorageSettings.defaults(dir.resolve("data")));
+    BrokerStateMachine machine = new BrokerStateMachine(store, BUCKET_MS);
+    try {
+      log = RaftEventLog.start(settings, store, machine, 256, this::announced, nanos -> { }, tuning);
+    } catch (RuntimeException e) {
+      store.close();
+      throw e;
+    }
+  }
+
+  /**
+   * From the next start on, the node takes no snapshot when it stops, as after a crash: a restart then
+   * replays the Raft log from the last snapshot over a store that already holds those entries.
+   */
+  void noSnapshotOnStop() {
+    tuning = properties -> RaftServerConfigKeys.Snapshot.setTriggerWhenStopEnabled(properties, false);
+  }
+
+  boolean running() {
+    return log != null;
+  }
+
+  /** Closes the log and the store, as a clean shutdown does. */
+  void stop() {
+    if (log != null) {
+      try {
+        log.close();
+      } finally {
+        store.close();
+        log = null;
+        store = null;
+      }
+    }
+  }
+
+  /** Stops the node and deletes its store and Raft storage. */
+  void wipe() throws IOException {
+    stop();
+    try (Stream<Path> paths = Files.walk(dir)) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
+    }
+    announcedEventIds.clear();
+    announcedIndexes.clear();
+  }
+
+  RaftEventLog log() {
+    return log;
+  }
+
+  RaftStatus status() {
+    return log.status();
+  }
+
+  long appliedIndex() {
+    return log.appliedIndex();
+  }
+
+  /** The Raft state machine directory, where snapshots are kept. */
+  Path snapshotDir() {
+    return RaftServerFactory.groupDir(settings).resolve("sm");
+  }
+
+  List<Long> announcedEventIds() {
+    synchronized (announcedEventIds) {
+      return List.copyOf(announcedEventIds);
+    }
+  }
+
+  List<Long> announcedIndexes() {
+    synchronized (announcedIndexes) {
+      return List.copyOf(announcedIndexes);
+    }
+  }
+
+  /** Every stored message of {@code topic}, in key order. */
+  List<StoredMessage> messagesOf(String topic) {
+    long hash = StorageKeys.topicHash(topic);
+    List<StoredMessage> out = new ArrayList<>();
+    try (OrderedStore.View view = store.view(); OrderedStore.RangeIterator it = view.range(Space.MESSAGES,
+        StorageKeys.messageRangeStart(hash, 0), StorageKeys.messageRangeEnd(hash))) {
+      for (; it.valid(); it.next()) {
+        out.add(StoredMessage.parseFrom(it.value()));
+      }
+    } catch (InvalidProtocolBufferException e) {
+      throw new AssertionError(e);
+    }
+    return out;
+  }
+
+  /** The pending count of {@code topic} as stored (readable from any thread, unlike the state machine's cache). */
+  long pending(String topic) {
+    byte[] bytes = store.get(Space.INDEX, StorageKeys.topicMeta(topic));
+    try {
+      return bytes == null ? 0 : TopicMeta.parseFrom(bytes).getPending();
+    } catch (InvalidProtocolBufferException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  @Override
+  public void close() {
+    stop();
+  }
+
+  private void announced(long index, CommandResult result) {
+    announcedIndexes.add(index);
+    if (result instanceof CommandResult.Stored stored) {
+      stored.messages().forEach(ref -> announcedEventIds.add(ref.message().getEventId()));
+    }
+  }
+}

@@ -1,0 +1,87 @@
+package io.futureq.log.raft;
+
+import static io.futureq.log.Commands.message;
+import static io.futureq.log.Commands.store;
+import static io.futureq.log.raft.RaftCluster.TOPIC;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
+class RaftSnapshotTest {
+  /** Small, so the leader snapshots and compacts its log many times while a follower is away. */
+  private static final long THRESHOLD = 20;
+  private static final long SEGMENT_BYTES = 8L << 10;
+
+  @TempDir
+  Path dir;
+
+  private RaftCluster cluster;
+
+  @AfterEach
+  void close() {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  @Test
+  void laggingAndWipedFollowersCatchUpByInstallingTheLeadersSnapshot() throws Exception {
+    cluster = RaftCluster.start(dir, 3, THRESHOLD, SEGMENT_BYTES);
+    RaftNode leader = cluster.awaitLeader();
+    List<RaftNode> followers = cluster.running().stream().filter(n -> n != leader).toList();
+    appendThrough(leader, "early", 10);
+    cluster.awaitConverged();
+
+    RaftNode lagging = followers.get(0);
+    lagging.stop();
+    int announcedBefore = lagging.announcedIndexes().size();
+    appendThrough(leader, "while-lagging", 150);
+    lagging.start();
+    cluster.awaitConverged();
+
+    cluster.assertStoresEqual(160);
+    assertCaughtUpBySnapshot(lagging, lagging.announcedIndexes().size() - announcedBefore, 150);
+
+    RaftNode wiped = followers.get(1);
+    wiped.wipe();
+    appendThrough(leader, "while-wiped", 50);
+    wiped.start();
+    cluster.awaitConverged();
+
+    cluster.assertStoresEqual(210);
+    assertCaughtUpBySnapshot(wiped, wiped.announcedIndexes().size(), 210);
+    appendThrough(wiped, "after", 5);
+    cluster.awaitConverged();
+    cluster.assertStoresEqual(215);
+  }
+
+  /** One entry per append, so the log grows past several snapshots. */
+  private static void appendThrough(RaftNode node, String prefix, int count) {
+    for (int i = 0; i < count; i++) {
+      RaftCluster.append(node, store(message(TOPIC, prefix + i, 0)));
+    }
+  }
+
+  /**
+   * Replaying the log would have announced every missed entry; installing a snapshot announces
+   * only the entries after it, and leaves the installed checkpoint in the node's snapshot area.
+   */
+  private static void assertCaughtUpBySnapshot(RaftNode node, int announced, int missed) throws IOException {
+    assertTrue(announced < missed, node.id() + " announced " + announced + " of " + missed
+        + " missed entries: it replayed the log instead of installing a snapshot");
+    try (Stream<Path> files = Files.list(node.snapshotDir())) {
+      assertTrue(files.anyMatch(p -> p.getFileName().toString().startsWith("checkpoint.")),
+          "no checkpoint in " + node.snapshotDir());
+    }
+  }
+}
