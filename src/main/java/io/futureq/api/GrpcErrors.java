@@ -1,6 +1,7 @@
 package io.futureq.api;
 
 import io.futureq.log.LogClosedException;
+import io.futureq.log.LogOverloadedException;
 import io.futureq.log.LogUnavailableException;
 import io.futureq.storage.StorageException;
 import io.grpc.Status;
@@ -26,6 +27,12 @@ final class GrpcErrors {
     }
     if (t instanceof InvalidRequest r) {
       return Status.fromCode(r.code()).withDescription(r.getMessage());
+    }
+    if (t instanceof StorageException && String.valueOf(t.getMessage()).contains("No space left")) {
+      return Status.RESOURCE_EXHAUSTED.withDescription("the broker's disk is full: " + t.getMessage());
+    }
+    if (t instanceof LogOverloadedException) {
+      return Status.RESOURCE_EXHAUSTED.withDescription(t.getMessage());
     }
     if (t instanceof StorageException || t instanceof LogClosedException || t instanceof LogUnavailableException) {
       return Status.UNAVAILABLE.withDescription(t.getMessage());

@@ -9,6 +9,8 @@ import io.futureq.api.grpc.PublishRequest;
 import io.futureq.api.grpc.PublishResponse;
 import io.futureq.config.AckLevel;
 import io.futureq.config.ApiSettings;
+import io.futureq.config.LimitSettings;
+import io.futureq.log.BrokerStateMachine;
 import io.futureq.log.CommandResult;
 import io.futureq.log.EventLog;
 import io.futureq.log.proto.CancelMessage;
@@ -36,13 +38,16 @@ public final class ProducerService implements Producer {
   private final EventLog eventLog;
   private final ApiMetrics metrics = new ApiMetrics();
   private final Consumer<Set<String>> afterStore;
+  private final PublishLimits limits;
 
   /**
    * @param afterStore told the topics of every stored request; in a cluster it makes sure their
    *     entities run somewhere
    */
-  public ProducerService(ApiSettings settings, EventLog eventLog, Consumer<Set<String>> afterStore) {
+  public ProducerService(ApiSettings settings, LimitSettings limits, BrokerStateMachine state, EventLog eventLog,
+      Consumer<Set<String>> afterStore) {
     this.settings = settings;
+    this.limits = new PublishLimits(limits, state);
     this.afterStore = afterStore;
     this.validator = new RequestValidator(settings);
     this.eventLog = eventLog;
@@ -74,6 +79,7 @@ public final class ProducerService implements Producer {
     try {
       level = validator.ackLevel(request);
       command = validator.publish(request, System.currentTimeMillis());
+      limits.check(request);
     } catch (InvalidRequest e) {
       return CompletableFuture.failedFuture(e);
     }

@@ -28,6 +28,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.CoordinatedShutdown;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -67,10 +68,18 @@ public final class Node implements AutoCloseable {
    * @throws StartupException if storage cannot be opened or a port cannot be bound
    */
   public static Node start(BrokerSettings settings) {
-    RocksStore store;
+    return start(settings, UnaryOperator.identity());
+  }
+
+  /**
+   * As {@link #start(BrokerSettings)}, with the store wrapped by {@code storeWrapper} (tests inject
+   * storage faults and slowness this way).
+   */
+  public static Node start(BrokerSettings settings, UnaryOperator<OrderedStore> storeWrapper) {
+    OrderedStore store;
     BrokerStateMachine stateMachine;
     try {
-      store = RocksStore.open(settings.storage().dataDir(), settings.storage());
+      store = storeWrapper.apply(RocksStore.open(settings.storage().dataDir(), settings.storage()));
     } catch (RuntimeException e) {
       throw new StartupException(e.getMessage(), e);
     }
@@ -95,7 +104,7 @@ public final class Node implements AutoCloseable {
     }
   }
 
-  private static Node wire(BrokerSettings settings, ActorSystem<Void> system, RocksStore store,
+  private static Node wire(BrokerSettings settings, ActorSystem<Void> system, OrderedStore store,
       BrokerStateMachine stateMachine) {
     boolean clustered = settings.cluster().enabled();
     Cluster cluster = Cluster.get(system);
@@ -111,13 +120,14 @@ public final class Node implements AutoCloseable {
     RaftEventLog raftLog = clustered ? RaftEventLog.start(settings.raft(), store, stateMachine,
         settings.storage().groupCommitMaxCommands(), announcer, logMetrics::recordCommit) : null;
     EventLog eventLog = clustered ? raftLog : new LocalEventLog(store, stateMachine, settings.storage().fsync(),
-        settings.storage().groupCommitMaxCommands(), announcer, logMetrics::recordCommit);
+        settings.storage().groupCommitMaxCommands(), settings.storage().maxQueuedCommands(), announcer,
+        logMetrics::recordCommit);
     Executor storageExecutor = system.dispatchers().lookup(DispatcherSelector.fromConfig("futureq-blocking-dispatcher"));
     TopicEntity.init(sharding, new TopicContext(settings.topic(), settings.group(), store, stateMachine.bucketMs(),
-        eventLog, storageExecutor, askTimeout, localTopics));
+        eventLog, storageExecutor, askTimeout, settings.limits().maxConsumersPerGroup(), localTopics));
 
     Readiness readiness = Readiness.get(system);
-    ProducerService producer = new ProducerService(settings.api(), eventLog, clustered
+    ProducerService producer = new ProducerService(settings.api(), settings.limits(), stateMachine, eventLog, clustered
         ? topics -> topics.forEach(t -> router.tell(t, new TopicEntity.Wake())) : topics -> { });
     ConsumerService consumer = new ConsumerService(system, settings.api(), settings.group(), settings.topic(), router);
     AdminService admin = new AdminService(system, store, storageExecutor, router, settings.cluster().nodeId(),

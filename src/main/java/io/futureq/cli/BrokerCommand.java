@@ -2,6 +2,7 @@ package io.futureq.cli;
 
 import io.futureq.client.FutureQClient;
 import io.futureq.client.FutureQException;
+import io.grpc.Status;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.util.concurrent.Callable;
@@ -36,7 +37,8 @@ abstract class BrokerCommand implements Callable<Integer> {
       out().flush();
       return status;
     } catch (FutureQException e) {
-      return fail(e.getMessage());
+      // gRPC's own UNAVAILABLE messages ("io exception") do not say which broker could not be reached.
+      return fail(e.code() == Status.Code.UNAVAILABLE ? server.address + ": " + e.getMessage() : e.getMessage());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return fail("interrupted");

@@ -2,14 +2,18 @@ package io.futureq.cli;
 
 import io.futureq.api.grpc.ClusterInfo;
 import io.futureq.api.grpc.Member;
+import io.futureq.api.grpc.RaftInfo;
 import io.futureq.client.FutureQClient;
 import java.io.PrintWriter;
+import java.util.Map;
+import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code futureq cluster}: shows the broker's mode and cluster members. */
+/** {@code futureq cluster}: shows the broker's mode, cluster members and, when clustered, its Raft view. */
 @Command(name = "cluster", mixinStandardHelpOptions = true,
-    description = "Show the mode (standalone or cluster), this node's id and the members with their status.")
+    description = "Show the mode (standalone or cluster), this node's id, the members with their status and, "
+        + "in cluster mode, the Raft group as this node sees it.")
 final class ClusterCommand extends BrokerCommand {
   @Option(names = "--json", description = "Print one JSON object.")
   boolean json;
@@ -31,14 +35,35 @@ final class ClusterCommand extends BrokerCommand {
           m.getStatus() + (m.getSelf() ? " (self)" : ""));
     }
     table.print(out);
+    if (info.hasRaft()) {
+      RaftInfo raft = info.getRaft();
+      out.println("raft: leader " + orDash(raft.getLeaderId()) + ", this node " + raft.getRole() + ", term "
+          + raft.getTerm() + ", commit index " + raft.getCommitIndex() + ", applied index " + raft.getAppliedIndex());
+      out.println("raft peers: " + list(raft.getPeersMap()));
+      out.println("raft listeners: " + list(raft.getListenersMap()));
+    }
     return 0;
   }
 
   static Json json(ClusterInfo info) {
-    return Json.object().put("mode", info.getMode()).put("self_node_id", info.getSelfNodeId())
+    Json out = Json.object().put("mode", info.getMode()).put("self_node_id", info.getSelfNodeId())
         .putObjects("members", info.getMembersList().stream().map(m -> Json.object().put("node_id", m.getNodeId())
             .put("address", m.getAddress()).put("grpc_address", m.getGrpcAddress()).put("status", m.getStatus())
-            .put("self", m.getSelf()).putStrings("roles", m.getRolesList())).toList());
+            .put("self", m.getSelf()).putStrings("roles", m.getRolesList()).putStrings("topics", m.getTopicsList()))
+            .toList());
+    if (info.hasRaft()) {
+      RaftInfo raft = info.getRaft();
+      out.put("raft", Json.object().put("leader_id", raft.getLeaderId()).put("role", raft.getRole())
+          .put("term", raft.getTerm()).put("commit_index", raft.getCommitIndex())
+          .put("applied_index", raft.getAppliedIndex()).put("peers", raft.getPeersMap())
+          .put("listeners", raft.getListenersMap()));
+    }
+    return out;
+  }
+
+  private static String list(Map<String, String> nodes) {
+    return nodes.isEmpty() ? "-" : nodes.entrySet().stream().sorted(Map.Entry.comparingByKey())
+        .map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining(", "));
   }
 
   private static String orDash(String s) {

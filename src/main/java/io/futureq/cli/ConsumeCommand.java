@@ -59,7 +59,7 @@ final class ConsumeCommand extends BrokerCommand {
 
   @Override
   int run(FutureQClient client) throws InterruptedException {
-    // The consumer retries an unreachable broker forever; one admin call first makes that fail in bounded time.
+    // A consumer resubscribes to an unreachable broker until it is closed; one admin call fails fast instead.
     server.await(client.clusterInfo());
     int credit = maxInFlight != null ? maxInFlight : count != null ? Math.min(DEFAULT_MAX_IN_FLIGHT, count)
         : DEFAULT_MAX_IN_FLIGHT;

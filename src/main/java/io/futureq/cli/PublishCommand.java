@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -61,7 +62,7 @@ final class PublishCommand extends BrokerCommand {
     Duration delay;
 
     @Option(names = "--at", paramLabel = "INSTANT",
-        description = "Due at this ISO-8601 instant, e.g. 2026-12-01T10:00:00Z.")
+        description = {"Due at this ISO-8601 instant,", "e.g. 2026-12-01T10:00:00Z."})
     Instant at;
   }
 
@@ -79,6 +80,8 @@ final class PublishCommand extends BrokerCommand {
 
   @Override
   int run(FutureQClient client) throws InterruptedException {
+    // A producer resends to an unreachable broker until it is closed; one admin call fails fast instead.
+    server.await(client.clusterInfo());
     FutureQProducer producer = client.producer(ProducerOptions.defaults());
     List<CompletableFuture<String>> ids = new ArrayList<>();
     for (String payload : payloads) {
@@ -89,7 +92,10 @@ final class PublishCommand extends BrokerCommand {
       try {
         out().println(server.await(ids.get(i)));
       } catch (FutureQException e) {
-        return fail(ids.size() == 1 ? e.getMessage() : "line " + (i + 1) + ": " + e.getMessage());
+        if (ids.size() == 1) {
+          throw e;
+        }
+        return fail("line " + (i + 1) + ": " + e.getMessage());
       }
     }
     return 0;
@@ -115,10 +121,13 @@ final class PublishCommand extends BrokerCommand {
   private List<String> readLines() {
     List<String> lines = new ArrayList<>();
     try {
-      BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
+      // A fresh decoder reports malformed input, where a charset would quietly put U+FFFD in the payload.
+      BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8.newDecoder()));
       for (String line = reader.readLine(); line != null; line = reader.readLine()) {
         lines.add(line);
       }
+    } catch (CharacterCodingException e) {
+      throw new UncheckedIOException("standard input is not UTF-8 text", e);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read standard input: " + e.getMessage(), e);
     }

@@ -16,14 +16,14 @@ import picocli.CommandLine.TypeConversionException;
 final class ServerOptions {
   @Option(names = "--server", required = true, paramLabel = "HOST:PORT", converter = HostPort.class,
       description = "The broker's gRPC address, e.g. 127.0.0.1:8443.")
-  String server;
+  String address;
 
   @Option(names = "--timeout", hidden = true, defaultValue = "10s", converter = DurationConverter.class,
       description = "How long to wait for each broker answer (default: ${DEFAULT-VALUE}).")
   Duration timeout;
 
   FutureQClient connect() {
-    return FutureQClient.builder().target(server).requestTimeout(timeout).build();
+    return FutureQClient.builder().target(address).requestTimeout(timeout).build();
   }
 
   /** Waits for {@code answer} up to the timeout; every failure comes out as a {@link FutureQException}. */
@@ -31,7 +31,7 @@ final class ServerOptions {
     try {
       return answer.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
-      throw new FutureQException(Status.Code.DEADLINE_EXCEEDED, "no answer from " + server + " within "
+      throw new FutureQException(Status.Code.DEADLINE_EXCEEDED, "no answer from " + address + " within "
           + DurationConverter.format(timeout));
     } catch (ExecutionException e) {
       if (e.getCause() instanceof FutureQException f) {

@@ -18,6 +18,7 @@ public record BrokerSettings(
     GroupSettings group,
     EndpointSettings metrics,
     EndpointSettings management,
+    LimitSettings limits,
     RaftSettings raft,
     Config config) {
 
@@ -37,11 +38,13 @@ public record BrokerSettings(
         GroupSettings.from(r),
         EndpointSettings.from(r, "futureq.metrics.", true),
         EndpointSettings.from(r, "futureq.management.", false),
+        LimitSettings.from(r),
         null,
         config);
     if (settings.cluster().enabled()) {
       settings = new BrokerSettings(settings.cluster(), settings.api(), settings.storage(), settings.topic(),
-          settings.group(), settings.metrics(), settings.management(), RaftSettings.from(r, config), config);
+          settings.group(), settings.metrics(), settings.management(), settings.limits(), RaftSettings.from(r, config),
+          config);
     }
     List<String> problems = r.problems();
     if (settings.api().defaultMaxInFlight() > settings.api().maxInFlight()) {

@@ -10,7 +10,8 @@ public record StorageSettings(
     long writeBufferBytes,
     int maxWriteBuffers,
     boolean compress,
-    int groupCommitMaxCommands) {
+    int groupCommitMaxCommands,
+    int maxQueuedCommands) {
 
   static StorageSettings from(SettingsReader r) {
     String p = "futureq.storage.";
@@ -21,11 +22,12 @@ public record StorageSettings(
         r.bytesIn(p + "rocksdb.write-buffer-size", 1 << 20, 1L << 32),
         r.intIn(p + "rocksdb.max-write-buffers", 2, 64),
         r.bool(p + "rocksdb.compression"),
-        r.intIn(p + "group-commit-max-commands", 1, 1_000_000));
+        r.intIn(p + "group-commit-max-commands", 1, 1_000_000),
+        r.intIn(p + "max-queued-commands", 1, 10_000_000));
   }
 
   /** Settings for a store in {@code dir} with defaults fit for tests and tools. */
   public static StorageSettings defaults(Path dir) {
-    return new StorageSettings(dir, true, 32L << 20, 16L << 20, 4, true, 1024);
+    return new StorageSettings(dir, true, 32L << 20, 16L << 20, 4, true, 1024, 100_000);
   }
 }

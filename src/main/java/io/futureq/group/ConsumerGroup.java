@@ -79,6 +79,8 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
     return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> new ConsumerGroup(ctx, timers, context, startAfter)));
   }
 
+  static final long MAX_TIMER_MS = Duration.ofHours(1).toMillis();
+
   private final TimerScheduler<Command> timers;
   private final GroupContext gc;
   private final DueReader reader;
@@ -127,6 +129,12 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
   }
 
   private Behavior<Command> onAddConsumer(AddConsumer add) {
+    if (!consumers.contains(add.consumer()) && consumers.size() >= gc.maxConsumers()) {
+      add.consumer().tell(new SubscriberSession.Refuse("init.group: group '" + gc.group() + "' of topic "
+          + gc.topic() + " already has " + consumers.size() + " consumers, the limit "
+          + "(futureq.limits.max-consumers-per-group)", true));
+      return this;
+    }
     if (!consumers.contains(add.consumer())) {
       consumers.add(add.consumer(), add.maxInFlight());
       getContext().watchWith(add.consumer(), new ConsumerLeft(add.consumer()));
@@ -180,7 +188,7 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
     InFlightTable.Entry<ActorRef<SubscriberSession.Command>> entry = inFlight.get(tag.seq());
     if (tag.seq() >= nextSeq || (entry != null && !entry.consumer().equals(consumer))) {
       consumer.tell(new SubscriberSession.Refuse("unknown delivery tag '" + tag + "': it was never delivered on "
-          + "this stream"));
+          + "this stream", false));
       return null;
     }
     if (entry == null) {
@@ -377,15 +385,14 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
 
   private void scheduleWake(long atMs, long now) {
     wakeAtMs = atMs;
-    timers.startSingleTimer("wake", new Wake(), Duration.ofMillis(Math.max(0, atMs - now)));
+    timers.startSingleTimer("wake", new Wake(), timerDelay(atMs, now));
   }
 
   private void armInFlightTimer() {
     long at = inFlight.earliestDeadline();
     if (at != Long.MAX_VALUE && at < inFlightTimerAt) {
       inFlightTimerAt = at;
-      timers.startSingleTimer("in-flight", new InFlightDue(),
-          Duration.ofMillis(Math.max(0, at - System.currentTimeMillis())));
+      timers.startSingleTimer("in-flight", new InFlightDue(), timerDelay(at, System.currentTimeMillis()));
     }
   }
 
@@ -393,8 +400,15 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
     long at = requeue.earliest();
     if (at != Long.MAX_VALUE && at < requeueTimerAt) {
       requeueTimerAt = at;
-      timers.startSingleTimer("requeue", new RequeueDue(),
-          Duration.ofMillis(Math.max(0, at - System.currentTimeMillis())));
+      timers.startSingleTimer("requeue", new RequeueDue(), timerDelay(at, System.currentTimeMillis()));
     }
+  }
+
+  /**
+   * Pekko timers cannot wait longer than about 24 days, while due times may be years ahead: a long
+   * wait fires early, finds nothing due, and is armed again.
+   */
+  static Duration timerDelay(long atMs, long nowMs) {
+    return Duration.ofMillis(Math.min(MAX_TIMER_MS, Math.max(0, atMs - nowMs)));
   }
 }

@@ -22,6 +22,7 @@ public record GroupContext(
     long bucketMs,
     Executor storageExecutor,
     EventLog eventLog,
+    int maxConsumers,
     ActorRef<ConsumerGroup.Acked> ackSink) {
 
   boolean universal() {

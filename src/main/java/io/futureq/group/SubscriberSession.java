@@ -29,8 +29,11 @@ public final class SubscriberSession {
 
   public record Deliver(Delivery delivery) implements Command {}
 
-  /** The group refused an ack or nack: the stream fails with FAILED_PRECONDITION. */
-  public record Refuse(String reason) implements Command {}
+  /**
+   * The group refused the consumer: an unknown delivery tag (the stream fails with
+   * FAILED_PRECONDITION) or a limit ({@code overLimit}: RESOURCE_EXHAUSTED).
+   */
+  public record Refuse(String reason, boolean overLimit) implements Command {}
 
   private record Attached(ActorRef<ConsumerGroup.Command> group, Throwable failure) implements Command {}
 
@@ -176,7 +179,8 @@ public final class SubscriberSession {
   }
 
   private Behavior<Command> onRefuse(Refuse refuse) {
-    return fail(Status.FAILED_PRECONDITION.withDescription(refuse.reason()));
+    return fail((refuse.overLimit() ? Status.RESOURCE_EXHAUSTED : Status.FAILED_PRECONDITION)
+        .withDescription(refuse.reason()));
   }
 
   private Behavior<Command> fail(Status status) {

@@ -156,9 +156,19 @@ public final class BrokerStateMachine {
     prepared.close();
   }
 
-  /** Pending count of {@code topic} as last committed. */
+  /** Pending count of {@code topic} as last committed (0 for an unknown topic); safe from any thread. */
   public long pending(String topic) {
-    return book.pending(topic);
+    return Math.max(0, book.committedPendingOrMinusOne(topic));
+  }
+
+  /** Whether {@code topic} has ever stored a message or a group; safe from any thread. */
+  public boolean knowsTopic(String topic) {
+    return book.committedPendingOrMinusOne(topic) >= 0;
+  }
+
+  /** Topics known, as last committed; safe from any thread. */
+  public int topicCount() {
+    return book.topicCount();
   }
 
   private final class Apply {

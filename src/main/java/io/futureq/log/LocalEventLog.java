@@ -29,19 +29,25 @@ public final class LocalEventLog implements EventLog {
   private final LongConsumer commitNanos;
   private final boolean fsync;
   private final int maxCommands;
+  private final int maxQueued;
   private final LinkedBlockingQueue<Pending> queue = new LinkedBlockingQueue<>();
   private final Thread committer;
   private volatile boolean closed;
   private volatile long appliedIndex;
 
+  /**
+   * @param maxCommands most commands written in one group commit
+   * @param maxQueued most commands waiting for a commit; appends beyond fail with {@link LogOverloadedException}
+   */
   public LocalEventLog(OrderedStore store, BrokerStateMachine stateMachine, boolean fsync, int maxCommands,
-      AppliedListener listener, LongConsumer commitNanos) {
+      int maxQueued, AppliedListener listener, LongConsumer commitNanos) {
     this.store = store;
     this.stateMachine = stateMachine;
     this.listener = listener;
     this.commitNanos = commitNanos;
     this.fsync = fsync;
     this.maxCommands = maxCommands;
+    this.maxQueued = maxQueued;
     this.appliedIndex = stateMachine.appliedIndex();
     this.committer = new Thread(this::run, "futureq-group-commit");
     committer.setDaemon(true);
@@ -53,6 +59,10 @@ public final class LocalEventLog implements EventLog {
     CompletableFuture<CommandResult> result = new CompletableFuture<>();
     if (closed) {
       result.completeExceptionally(new LogClosedException());
+      return result;
+    }
+    if (queue.size() >= maxQueued) {
+      result.completeExceptionally(new LogOverloadedException(queue.size()));
       return result;
     }
     queue.add(new Pending(command, result));

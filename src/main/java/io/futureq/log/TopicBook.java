@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The state machine's per-topic bookkeeping (pending count, registered groups), cached in memory.
@@ -17,13 +18,34 @@ import java.util.Map;
  */
 final class TopicBook {
   private final OrderedStore store;
-  private final Map<String, Long> pending = new HashMap<>();
+  /** Committed pending counts of every known topic; read by other threads for limits and stats. */
+  private final Map<String, Long> pending = new ConcurrentHashMap<>();
   private final Map<String, List<String>> groups = new HashMap<>();
   private final Map<String, Long> touchedPending = new HashMap<>();
   private final Map<String, List<String>> touchedGroups = new HashMap<>();
 
   TopicBook(OrderedStore store) {
     this.store = store;
+    byte[] prefix = StorageKeys.topicMetaPrefix();
+    try (OrderedStore.View view = store.view();
+        OrderedStore.RangeIterator it = view.range(Space.INDEX, prefix, StorageKeys.prefixEnd(prefix))) {
+      for (; it.valid(); it.next()) {
+        TopicMeta meta = TopicMeta.parseFrom(it.value());
+        pending.put(meta.getName(), meta.getPending());
+      }
+    } catch (InvalidProtocolBufferException e) {
+      throw new IllegalStateException("corrupt topic metadata", e);
+    }
+  }
+
+  /** Committed pending count, or -1 for a topic never seen; safe from any thread. */
+  long committedPendingOrMinusOne(String topic) {
+    return pending.getOrDefault(topic, -1L);
+  }
+
+  /** Topics known, committed; safe from any thread. */
+  int topicCount() {
+    return pending.size();
   }
 
   long pending(String topic) {

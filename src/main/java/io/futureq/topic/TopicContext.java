@@ -16,4 +16,5 @@ public record TopicContext(
     EventLog eventLog,
     Executor storageExecutor,
     Duration askTimeout,
+    int maxConsumersPerGroup,
     LocalTopics localTopics) {}

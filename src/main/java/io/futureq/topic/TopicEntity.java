@@ -174,7 +174,7 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
 
   private ActorRef<ConsumerGroup.Command> spawnGroup(String name, byte[] startAfter) {
     GroupContext gc = new GroupContext(topic, name, tc.groupSettings(), tc.settings(), tc.store(), tc.bucketMs(),
-        tc.storageExecutor(), tc.eventLog(), ackSink);
+        tc.storageExecutor(), tc.eventLog(), tc.maxConsumersPerGroup(), ackSink);
     ActorRef<ConsumerGroup.Command> group = getContext().spawn(ConsumerGroup.create(gc, startAfter),
         name.isEmpty() ? "universal" : "group-" + name);
     getContext().watchWith(group, new GroupStopped(name));
@@ -321,7 +321,9 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
       return;
     }
     expiryTimerAt = atMs;
-    timers.startSingleTimer("expiry", new ExpiryDue(), Duration.ofMillis(Math.max(0, atMs - System.currentTimeMillis())));
+    // Capped like every long timer: Pekko refuses waits beyond about 24 days; an early tick re-arms.
+    timers.startSingleTimer("expiry", new ExpiryDue(),
+        Duration.ofMillis(Math.min(Duration.ofHours(1).toMillis(), Math.max(0, atMs - System.currentTimeMillis()))));
   }
 
   /** Acks collected but not flushed are written on the way out; the log drains before it closes. */

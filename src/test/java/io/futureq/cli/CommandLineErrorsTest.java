@@ -72,7 +72,7 @@ class CommandLineErrorsTest {
       Cli.Result r = Cli.run(args);
       assertEquals(1, r.exit(), String.join(" ", command) + ": " + r);
       assertEquals("", r.out(), r.toString());
-      assertTrue(r.err().startsWith("futureq: "), r.toString());
+      assertTrue(r.err().startsWith("futureq: ") && r.err().contains(server), r.toString());
       assertEquals(1, r.err().lines().count(), r.toString());
     }
   }

@@ -7,6 +7,7 @@ import io.futureq.client.FutureQClient;
 import io.futureq.client.OutgoingMessage;
 import io.futureq.client.ProducerOptions;
 import io.futureq.e2e.TestBroker;
+import java.io.ByteArrayInputStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -110,7 +111,7 @@ class PublishConsumeCommandTest {
   @Test
   void publishAcceptsKeyForOneLineOfStandardInputAndReturnsTheSameIdAgain() {
     String[] args = {"publish", "--server", server, "--topic", "cli-key-once", "--key", "k", "--at",
-        Instant.now().plus(Duration.ofDays(30)).truncatedTo(ChronoUnit.SECONDS).toString()};
+        Instant.now().plus(Duration.ofDays(1)).truncatedTo(ChronoUnit.SECONDS).toString()};
     Cli.Result first = Cli.runWithInput("only\n", args);
     Cli.Result again = Cli.runWithInput("only\n", args);
     assertEquals(0, first.exit(), first.toString());
@@ -124,6 +125,22 @@ class PublishConsumeCommandTest {
     assertEquals("", r.out());
     assertTrue(r.err().startsWith("futureq: INVALID_ARGUMENT: "), r.toString());
     assertTrue(r.err().contains("topic"), r.toString());
+    assertEquals(1, r.err().lines().count(), r.toString());
+  }
+
+  @Test
+  void publishRefusesStandardInputThatIsNotUtf8() {
+    Cli.Result r = Cli.run(new ByteArrayInputStream(new byte[] {'o', 'k', '\n', (byte) 0xff, '\n'}), "publish",
+        "--server", server, "--topic", "cli-binary");
+    assertEquals(1, r.exit(), r.toString());
+    assertEquals("futureq: standard input is not UTF-8 text\n", r.err());
+  }
+
+  @Test
+  void consumeReportsARefusedSubscriptionOnOneLine() {
+    Cli.Result r = Cli.run("consume", "--server", server, "--topic", "bad topic!", "--group", "g", "--count", "1");
+    assertEquals(1, r.exit(), r.toString());
+    assertTrue(r.err().startsWith("futureq: INVALID_ARGUMENT: init.topic"), r.toString());
     assertEquals(1, r.err().lines().count(), r.toString());
   }
 

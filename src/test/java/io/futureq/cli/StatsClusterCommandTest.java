@@ -3,6 +3,9 @@ package io.futureq.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.futureq.api.grpc.ClusterInfo;
+import io.futureq.api.grpc.Member;
+import io.futureq.api.grpc.RaftInfo;
 import io.futureq.e2e.TestBroker;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,7 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class StatsClusterCommandTest {
   private static final String TOPIC = "cli-stats";
-  private static final String LATER = Instant.now().plus(Duration.ofDays(30)).truncatedTo(ChronoUnit.SECONDS)
+  private static final String LATER = Instant.now().plus(Duration.ofDays(1)).truncatedTo(ChronoUnit.SECONDS)
       .toString();
 
   @TempDir
@@ -92,5 +95,19 @@ class StatsClusterCommandTest {
     assertTrue(json.out().matches("\\{\"mode\":\"standalone\",\"self_node_id\":\"[^\"]+\",\"members\":\\[\\{"
         + "\"node_id\":\"[^\"]+\",\"address\":\"pekko://[^\"]+\",\"grpc_address\":\"127\\.0\\.0\\.1:\\d+\","
         + "\"status\":\"Up\",\"self\":true,\"roles\":\\[.*]}]}\n"), json.toString());
+  }
+
+  @Test
+  void clusterJsonIncludesTheRaftViewInClusterMode() {
+    ClusterInfo info = ClusterInfo.newBuilder().setMode("cluster").setSelfNodeId("n1")
+        .addMembers(Member.newBuilder().setNodeId("n1").setAddress("pekko://futureq@h1:1").setGrpcAddress("h1:2")
+            .setStatus("Up").setSelf(true).addTopics("orders"))
+        .setRaft(RaftInfo.newBuilder().setLeaderId("n1").setRole("LEADER").setTerm(3).setCommitIndex(10)
+            .setAppliedIndex(9).putPeers("n1", "h1:3")).build();
+    assertEquals("{\"mode\":\"cluster\",\"self_node_id\":\"n1\",\"members\":[{\"node_id\":\"n1\","
+        + "\"address\":\"pekko://futureq@h1:1\",\"grpc_address\":\"h1:2\",\"status\":\"Up\",\"self\":true,"
+        + "\"roles\":[],\"topics\":[\"orders\"]}],\"raft\":{\"leader_id\":\"n1\",\"role\":\"LEADER\",\"term\":3,"
+        + "\"commit_index\":10,\"applied_index\":9,\"peers\":{\"n1\":\"h1:3\"},\"listeners\":{}}}",
+        ClusterCommand.json(info).toString());
   }
 }

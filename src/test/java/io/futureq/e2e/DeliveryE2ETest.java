@@ -233,6 +233,18 @@ class DeliveryE2ETest {
   }
 
   @Test
+  void aMessageDueMonthsAheadDoesNotStopNearerOnes() throws Exception {
+    String topic = "far-future";
+    try (Subscription sub = Subscription.open(broker, topic, "g", 10)) {
+      publish(request(message(topic, "far", Duration.ofDays(60).toMillis()).setTtlMs(Duration.ofDays(90).toMillis())));
+      Thread.sleep(200);
+      publish(request(message(topic, "near", 200)));
+      assertEquals("near", sub.next(WAIT).delivery().getPayload().toStringUtf8());
+      sub.expectNothing(Duration.ofMillis(300));
+    }
+  }
+
+  @Test
   void statsShowPendingGroupsAndInFlight() throws Exception {
     String topic = "stats";
     try (Subscription sub = Subscription.open(broker, topic, "g", 10)) {

@@ -45,6 +45,12 @@ public final class TestBroker implements AutoCloseable {
   }
 
   public static TestBroker start(Path dataDir, Map<String, Object> overrides) {
+    return start(dataDir, overrides, java.util.function.UnaryOperator.identity());
+  }
+
+  /** A broker whose store is wrapped, e.g. by a {@link FaultyStore}. */
+  public static TestBroker start(Path dataDir, Map<String, Object> overrides,
+      java.util.function.UnaryOperator<io.futureq.storage.OrderedStore> storeWrapper) {
     int managementPort = freePort();
     Map<String, Object> values = new HashMap<>();
     values.put("futureq.storage.data-dir", dataDir.toString());
@@ -57,7 +63,7 @@ public final class TestBroker implements AutoCloseable {
     values.put("futureq.topic.delete-batch-interval", "20ms");
     values.putAll(overrides);
     Config config = BrokerSettings.load(ConfigFactory.parseMap(values), null, Map.of());
-    return new TestBroker(dataDir, Node.start(BrokerSettings.from(config)), managementPort);
+    return new TestBroker(dataDir, Node.start(BrokerSettings.from(config), storeWrapper), managementPort);
   }
 
   public static int freePort() {

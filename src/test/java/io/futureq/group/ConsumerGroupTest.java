@@ -36,6 +36,7 @@ class ConsumerGroupTest {
   private static final ActorTestKit testKit = ActorTestKit.create();
   private static final long BUCKET_MS = 10;
   private static final String TOPIC = "orders";
+  private static final int MAX_CONSUMERS = 2;
   private static final Duration WAIT = Duration.ofSeconds(5);
   private static final TopicSettings TOPIC_SETTINGS = new TopicSettings(Duration.ofMillis(BUCKET_MS), 100,
       Duration.ofMillis(20), 100, Duration.ofMillis(100), Duration.ofSeconds(30));
@@ -258,10 +259,25 @@ class ConsumerGroupTest {
     assertEquals(1, stats(group).consumers());
   }
 
+  @Test
+  void aConsumerBeyondTheGroupLimitIsRefusedAndTheOthersKeepTheirPlace() {
+    ActorRef<ConsumerGroup.Command> group = startGroup("crowded", PATIENT);
+    TestProbe<SubscriberSession.Command> first = testKit.createTestProbe();
+    TestProbe<SubscriberSession.Command> second = testKit.createTestProbe();
+    TestProbe<SubscriberSession.Command> third = testKit.createTestProbe();
+    group.tell(new ConsumerGroup.AddConsumer(first.getRef(), 10));
+    group.tell(new ConsumerGroup.AddConsumer(second.getRef(), 10));
+    group.tell(new ConsumerGroup.AddConsumer(third.getRef(), 10));
+    SubscriberSession.Refuse refuse = third.expectMessageClass(SubscriberSession.Refuse.class, WAIT);
+    assertTrue(refuse.overLimit());
+    assertTrue(refuse.reason().contains("max-consumers-per-group"), refuse.reason());
+    assertEquals(2, stats(group).consumers());
+  }
+
   private ActorRef<ConsumerGroup.Command> startGroup(String name, GroupSettings settings) {
     testLog.apply(createGroup(TOPIC, name));
     GroupContext context = new GroupContext(TOPIC, name, settings, TOPIC_SETTINGS, testLog.store(), BUCKET_MS,
-        storageExecutor, testLog.log(), ackSink.ref());
+        storageExecutor, testLog.log(), MAX_CONSUMERS, ackSink.ref());
     ActorRef<ConsumerGroup.Command> group = testKit.spawn(ConsumerGroup.create(context, null));
     groups.add(group);
     return group;

@@ -40,7 +40,7 @@ public final class TestLog implements AutoCloseable {
   private void start() {
     store = RocksStore.open(dir, StorageSettings.defaults(dir));
     stateMachine = new BrokerStateMachine(store, bucketMs);
-    log = new LocalEventLog(store, stateMachine, true, 1024, (index, result) -> {
+    log = new LocalEventLog(store, stateMachine, true, 1024, 100_000, (index, result) -> {
       indexes.put(result, index);
       appliedIndexes.add(index);
     }, nanos -> { });

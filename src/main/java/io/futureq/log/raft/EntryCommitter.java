@@ -92,6 +92,8 @@ final class EntryCommitter {
     long waitMs = timeout.multipliedBy(2).toMillis();
     try {
       thread.join(waitMs);
+      // Still waiting for a pipeline slot: give up rather than leave the thread behind.
+      thread.interrupt();
       if (outstanding.tryAcquire(maxOutstanding, waitMs, TimeUnit.MILLISECONDS)) {
         outstanding.release(maxOutstanding);
       }

@@ -11,25 +11,28 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.proto.RaftProtos.CommitInfoProto;
-import org.apache.ratis.proto.RaftProtos.RaftConfigurationProto;
+import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.protocol.GroupInfoReply;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.SetConfigurationRequest;
+import org.apache.ratis.protocol.exceptions.ReconfigurationInProgressException;
+import org.apache.ratis.protocol.exceptions.SetConfigurationException;
+import org.apache.ratis.server.RaftConfiguration;
 import org.apache.ratis.server.RaftServer;
-import org.apache.ratis.util.ProtoUtils;
 
 /**
  * Membership changes of the group, one at a time on a thread of their own. A new peer first joins as
  * a listener (it receives the log, or a snapshot, but does not vote) and is promoted to a voting
  * member once it has caught up, so adding a slow or empty node never stalls commits. Every change
- * is compare-and-set against the leader's current configuration, so concurrent changes cannot
- * silently undo each other.
+ * is compare-and-set against the configuration this node has; if another change got in first (or
+ * this node lags), the change is recomputed from the newer configuration, until the request timeout.
  */
 final class Membership implements AutoCloseable {
   /** A new listener must catch up within this many request timeouts before it is promoted. */
@@ -60,7 +63,15 @@ final class Membership implements AutoCloseable {
   }
 
   CompletableFuture<Void> removePeer(String id) {
-    return CompletableFuture.runAsync(() -> run("remove " + id, client -> remove(client, id)), executor);
+    return CompletableFuture.runAsync(() -> run("remove " + id, client -> change(client, conf -> {
+      if (!conf.servers().containsKey(id) && !conf.listeners().containsKey(id)) {
+        return null;
+      }
+      if (conf.servers().size() == 1 && conf.servers().containsKey(id)) {
+        throw new IllegalArgumentException("cannot remove " + id + ": it is the last voting peer");
+      }
+      return conf.without(id);
+    })), executor);
   }
 
   @Override
@@ -69,46 +80,72 @@ final class Membership implements AutoCloseable {
   }
 
   private void add(RaftClient client, String id, String address) throws IOException, InterruptedException {
-    Conf conf = leaderConf(client);
-    String current = conf.servers().get(id);
-    if (current != null) {
-      if (current.equals(address)) {
-        return;
+    change(client, conf -> {
+      String current = conf.servers().getOrDefault(id, conf.listeners().get(id));
+      if (current != null && !current.equals(address)) {
+        throw new IllegalArgumentException("node " + id + " is already a member at " + current + "; remove it first");
       }
-      throw new IllegalArgumentException("node " + id + " is already a peer at " + current + "; remove it first");
-    }
-    Map<String, String> listeners = new TreeMap<>(conf.listeners());
-    listeners.put(id, address);
-    change(client, conf, conf.servers(), listeners);
+      return current != null ? null : conf.without(id).withListener(id, address);
+    });
     awaitCatchUp(client, id);
-    Conf joined = leaderConf(client);
-    Map<String, String> servers = new TreeMap<>(joined.servers());
-    servers.put(id, address);
-    listeners = new TreeMap<>(joined.listeners());
-    listeners.remove(id);
-    change(client, joined, servers, listeners);
+    change(client, conf -> conf.servers().containsKey(id) ? null : conf.without(id).withServer(id, address));
   }
 
-  private void remove(RaftClient client, String id) throws IOException, InterruptedException {
-    Conf conf = leaderConf(client);
-    if (!conf.servers().containsKey(id) && !conf.listeners().containsKey(id)) {
-      return;
+  /**
+   * Applies {@code update} to the current configuration, compare-and-set; {@code update} returns null
+   * when there is nothing to change. Retries with a fresh configuration while ours is stale.
+   */
+  private void change(RaftClient client, UnaryOperator<Conf> update) throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (true) {
+      Conf current = conf();
+      IOException refused;
+      if (current.stable()) {
+        Conf target = update.apply(current);
+        if (target == null) {
+          return;
+        }
+        refused = apply(client, current, target);
+        if (refused == null) {
+          return;
+        }
+      } else {
+        refused = new IOException("a configuration change is still in progress: " + current);
+      }
+      if (System.nanoTime() > deadline) {
+        throw refused;
+      }
+      Thread.sleep(POLL.toMillis());
     }
-    Map<String, String> servers = new TreeMap<>(conf.servers());
-    servers.remove(id);
-    if (servers.isEmpty()) {
-      throw new IllegalArgumentException("cannot remove " + id + ": it is the last voting peer");
+  }
+
+  /** Sends the change; returns the refusal if the leader's configuration is not {@code current}. */
+  private IOException apply(RaftClient client, Conf current, Conf target) throws IOException {
+    RaftClientReply reply;
+    try {
+      reply = client.admin().setConfiguration(SetConfigurationRequest.Arguments.newBuilder()
+          .setMode(SetConfigurationRequest.Mode.COMPARE_AND_SET)
+          .setServersInCurrentConf(peers(current.servers())).setListenersInCurrentConf(peers(current.listeners()))
+          .setServersInNewConf(peers(target.servers())).setListenersInNewConf(peers(target.listeners())).build());
+    } catch (SetConfigurationException | ReconfigurationInProgressException e) {
+      return e;
     }
-    Map<String, String> listeners = new TreeMap<>(conf.listeners());
-    listeners.remove(id);
-    change(client, conf, servers, listeners);
+    if (reply.isSuccess()) {
+      return null;
+    }
+    if (reply.getException() instanceof SetConfigurationException
+        || reply.getException() instanceof ReconfigurationInProgressException) {
+      return reply.getException();
+    }
+    throw new IOException("the leader refused configuration " + target, reply.getException());
   }
 
   /** Waits until the leader knows {@code id} to have committed what the leader had committed when we started. */
   private void awaitCatchUp(RaftClient client, String id) throws IOException, InterruptedException {
     GroupInfoReply first = leaderInfo(client);
     long target = commitIndexOf(first, first.getServerId().toString());
-    long deadline = System.nanoTime() + timeout.multipliedBy(CATCH_UP_TIMEOUTS).toNanos();
+    Duration limit = timeout.multipliedBy(CATCH_UP_TIMEOUTS);
+    long deadline = System.nanoTime() + limit.toNanos();
     long reached = -1;
     while (System.nanoTime() < deadline) {
       reached = commitIndexOf(leaderInfo(client), id);
@@ -117,28 +154,8 @@ final class Membership implements AutoCloseable {
       }
       Thread.sleep(POLL.toMillis());
     }
-    throw new LogUnavailableException("node " + id + " joined as a listener but reached index " + reached + " of "
-        + target + " within " + timeout.multipliedBy(CATCH_UP_TIMEOUTS).toSeconds()
-        + "s; it stays a listener: add it again to promote it once it caught up", null);
-  }
-
-  private void change(RaftClient client, Conf current, Map<String, String> servers, Map<String, String> listeners)
-      throws IOException {
-    RaftClientReply reply = client.admin().setConfiguration(SetConfigurationRequest.Arguments.newBuilder()
-        .setMode(SetConfigurationRequest.Mode.COMPARE_AND_SET)
-        .setServersInCurrentConf(peers(current.servers())).setListenersInCurrentConf(peers(current.listeners()))
-        .setServersInNewConf(peers(servers)).setListenersInNewConf(peers(listeners)).build());
-    if (!reply.isSuccess()) {
-      throw new IOException("the leader refused configuration " + servers + " with listeners " + listeners,
-          reply.getException());
-    }
-  }
-
-  private Conf leaderConf(RaftClient client) throws IOException, InterruptedException {
-    RaftConfigurationProto conf = leaderInfo(client).getConf().orElseThrow(
-        () -> new IOException("the leader did not report its configuration"));
-    return new Conf(RaftServerFactory.addresses(ProtoUtils.toRaftPeers(conf.getPeersList())),
-        RaftServerFactory.addresses(ProtoUtils.toRaftPeers(conf.getListenersList())));
+    throw new IOException("node " + id + " joined as a listener but reached index " + reached + " of " + target
+        + " within " + limit.toSeconds() + "s; it stays a listener: add it again to promote it once it caught up");
   }
 
   private GroupInfoReply leaderInfo(RaftClient client) throws IOException, InterruptedException {
@@ -158,6 +175,13 @@ final class Membership implements AutoCloseable {
       }
       Thread.sleep(POLL.toMillis());
     }
+  }
+
+  private Conf conf() throws IOException {
+    RaftConfiguration conf = division().getRaftConf();
+    boolean stable = conf.getPreviousPeers().isEmpty() && conf.getPreviousPeers(RaftPeerRole.LISTENER).isEmpty();
+    return new Conf(RaftServerFactory.addresses(conf.getCurrentPeers()),
+        RaftServerFactory.addresses(conf.getCurrentPeers(RaftPeerRole.LISTENER)), stable);
   }
 
   private RaftServer.Division division() throws IOException {
@@ -180,10 +204,8 @@ final class Membership implements AutoCloseable {
   }
 
   private void run(String what, AdminCall call) {
-    try {
-      try (RaftClient client = RaftServerFactory.adminClient(properties, group.get(), timeout)) {
-        call.run(client);
-      }
+    try (RaftClient client = RaftServerFactory.adminClient(properties, group.get(), timeout)) {
+      call.run(client);
     } catch (IOException e) {
       throw new LogUnavailableException("cannot " + what + ": " + e.getMessage(), e);
     } catch (InterruptedException e) {
@@ -197,5 +219,26 @@ final class Membership implements AutoCloseable {
     void run(RaftClient client) throws IOException, InterruptedException;
   }
 
-  private record Conf(Map<String, String> servers, Map<String, String> listeners) {}
+  /** Voting members and listeners, node id to address; stable when no change is half done. */
+  private record Conf(Map<String, String> servers, Map<String, String> listeners, boolean stable) {
+    Conf without(String id) {
+      Map<String, String> s = new TreeMap<>(servers);
+      Map<String, String> l = new TreeMap<>(listeners);
+      s.remove(id);
+      l.remove(id);
+      return new Conf(s, l, stable);
+    }
+
+    Conf withServer(String id, String address) {
+      Map<String, String> s = new TreeMap<>(servers);
+      s.put(id, address);
+      return new Conf(s, listeners, stable);
+    }
+
+    Conf withListener(String id, String address) {
+      Map<String, String> l = new TreeMap<>(listeners);
+      l.put(id, address);
+      return new Conf(servers, l, stable);
+    }
+  }
 }

@@ -28,16 +28,24 @@ final class RaftCluster implements AutoCloseable {
   private final Path root;
   private final long snapshotThreshold;
   private final long segmentBytes;
+  private final Duration requestTimeout;
 
-  private RaftCluster(List<RaftNode> nodes, Path root, long snapshotThreshold, long segmentBytes) {
+  private RaftCluster(List<RaftNode> nodes, Path root, long snapshotThreshold, long segmentBytes,
+      Duration requestTimeout) {
     this.nodes = new ArrayList<>(nodes);
     this.root = root;
     this.snapshotThreshold = snapshotThreshold;
     this.segmentBytes = segmentBytes;
+    this.requestTimeout = requestTimeout;
   }
 
   /** Starts {@code size} replicas; a small {@code snapshotThreshold} and {@code segmentBytes} force compaction. */
   static RaftCluster start(Path root, int size, long snapshotThreshold, long segmentBytes) {
+    return start(root, size, snapshotThreshold, segmentBytes, Duration.ofSeconds(10));
+  }
+
+  /** As above, with appends giving up after {@code requestTimeout}. */
+  static RaftCluster start(Path root, int size, long snapshotThreshold, long segmentBytes, Duration requestTimeout) {
     Map<String, String> peers = new TreeMap<>();
     for (int i = 0; i < size; i++) {
       peers.put("n" + i, "127.0.0.1:" + freePort());
@@ -45,9 +53,9 @@ final class RaftCluster implements AutoCloseable {
     List<RaftNode> nodes = new ArrayList<>();
     for (String id : peers.keySet()) {
       nodes.add(new RaftNode(root.resolve(id), settings(id, peers, root.resolve(id).resolve("raft"),
-          snapshotThreshold, segmentBytes)));
+          snapshotThreshold, segmentBytes, requestTimeout, false)));
     }
-    RaftCluster cluster = new RaftCluster(nodes, root, snapshotThreshold, segmentBytes);
+    RaftCluster cluster = new RaftCluster(nodes, root, snapshotThreshold, segmentBytes, requestTimeout);
     try {
       nodes.forEach(RaftNode::start);
     } catch (RuntimeException e) {
@@ -57,14 +65,9 @@ final class RaftCluster implements AutoCloseable {
     return cluster;
   }
 
-  static RaftSettings settings(String id, Map<String, String> peers, Path raftDir, long snapshotThreshold,
-      long segmentBytes) {
-    return settings(id, peers, raftDir, snapshotThreshold, segmentBytes, false);
-  }
-
   private static RaftSettings settings(String id, Map<String, String> peers, Path raftDir, long snapshotThreshold,
-      long segmentBytes, boolean join) {
-    return new RaftSettings(id, peers.get(id), peers, raftDir, snapshotThreshold, Duration.ofSeconds(10),
+      long segmentBytes, Duration requestTimeout, boolean join) {
+    return new RaftSettings(id, peers.get(id), peers, raftDir, snapshotThreshold, requestTimeout,
         Duration.ofMillis(300), segmentBytes, 4L << 20, 8, join);
   }
 
@@ -73,7 +76,7 @@ final class RaftCluster implements AutoCloseable {
     Map<String, String> peers = new TreeMap<>(members);
     peers.put(id, "127.0.0.1:" + freePort());
     RaftNode node = new RaftNode(root.resolve(id), settings(id, peers, root.resolve(id).resolve("raft"),
-        snapshotThreshold, segmentBytes, true));
+        snapshotThreshold, segmentBytes, requestTimeout, true));
     nodes.add(node);
     node.start();
     return node;
@@ -110,14 +113,20 @@ final class RaftCluster implements AutoCloseable {
   /** Waits until every running node applied as far as the furthest one had when called; returns that index. */
   long awaitConverged() {
     long target = running().stream().mapToLong(RaftNode::appliedIndex).max().orElse(0);
-    await("every running node to apply index " + target, () -> {
-      for (RaftNode node : running()) {
-        if (node.appliedIndex() < target) {
-          return null;
+    try {
+      await("every running node to apply index " + target, () -> {
+        for (RaftNode node : running()) {
+          if (node.appliedIndex() < target) {
+            return null;
+          }
         }
-      }
-      return Boolean.TRUE;
-    });
+        return Boolean.TRUE;
+      });
+    } catch (AssertionError e) {
+      StringBuilder states = new StringBuilder(e.getMessage()).append("; nodes:");
+      running().forEach(node -> states.append("\n  ").append(node.status()));
+      throw new AssertionError(states.toString(), e);
+    }
     return target;
   }
 

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.futureq.log.CommandResult;
 import io.futureq.log.LogClosedException;
+import io.futureq.log.proto.LogCommand;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -139,10 +140,13 @@ class RaftEventLogTest {
   }
 
   @Test
-  void appendsAfterCloseFailWithLogClosed() {
+  void aCommandWithoutABodyIsRefusedAndAppendsAfterCloseFailWithLogClosed() {
     cluster = RaftCluster.start(dir, 3, NO_SNAPSHOTS, SEGMENT_BYTES);
     RaftNode node = cluster.node(0);
     RaftCluster.append(node, store(message(TOPIC, "a", 0)));
+    ExecutionException empty = assertThrows(ExecutionException.class,
+        () -> node.log().append(LogCommand.getDefaultInstance()).toCompletableFuture().get(5, TimeUnit.SECONDS));
+    assertTrue(empty.getCause() instanceof IllegalArgumentException, String.valueOf(empty.getCause()));
     var log = node.log();
     node.stop();
 

@@ -5,9 +5,11 @@ import static io.futureq.log.Commands.store;
 import static io.futureq.log.raft.RaftCluster.TOPIC;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.futureq.log.CommandResult;
+import io.futureq.log.LogUnavailableException;
 import io.futureq.log.proto.StoredMessage;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -18,6 +20,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -85,6 +88,31 @@ class RaftFailoverTest {
       assertEquals(stored, node.messagesOf(TOPIC), "messages on " + node.id());
       assertEquals(stored.size(), node.pending(TOPIC), "pending count on " + node.id());
     }
+  }
+
+  @Test
+  void appendsWithoutAQuorumFailAsUnavailableAndWorkAgainOnceItIsBack() throws Exception {
+    cluster = RaftCluster.start(dir, 3, 1_000_000, 1L << 20, Duration.ofSeconds(3));
+    RaftNode leader = cluster.awaitLeader();
+    RaftNode survivor = cluster.running().stream().filter(n -> n != leader).findFirst().orElseThrow();
+    List<RaftNode> others = cluster.running().stream().filter(n -> n != survivor).toList();
+    RaftCluster.append(survivor, store(message(TOPIC, "a", 0, "a", 0, Map.of())));
+    others.forEach(RaftNode::stop);
+
+    ExecutionException e = assertThrows(ExecutionException.class, () -> survivor.log()
+        .append(store(message(TOPIC, "b", 0, "b", 0, Map.of()))).toCompletableFuture().get(60, TimeUnit.SECONDS));
+
+    assertTrue(e.getCause() instanceof LogUnavailableException, String.valueOf(e.getCause()));
+    assertTrue(e.getCause().getMessage().startsWith("no Raft leader committed an entry of 1 commands within 3000ms"),
+        e.getCause().getMessage());
+    others.get(0).start();
+    cluster.awaitLeader();
+    RaftCluster.append(survivor, store(message(TOPIC, "c", 0, "c", 0, Map.of())));
+    cluster.awaitConverged();
+    Set<String> keys = new HashSet<>();
+    survivor.messagesOf(TOPIC).forEach(m -> keys.add(m.getKey()));
+    assertTrue(keys.containsAll(Set.of("a", "c")), keys.toString());
+    assertEquals(survivor.messagesOf(TOPIC), others.get(0).messagesOf(TOPIC));
   }
 
   /** A steady stream of keyed appends through the surviving nodes; records what was acknowledged when. */

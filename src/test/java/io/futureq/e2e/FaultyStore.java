@@ -1,0 +1,63 @@
+package io.futureq.e2e;
+
+import io.futureq.storage.OrderedStore;
+import io.futureq.storage.StorageException;
+import java.nio.file.Path;
+
+/** Wraps a real store and, on demand, fails or slows its commits (disk full, I/O error, slow disk). */
+public final class FaultyStore implements OrderedStore {
+  private final OrderedStore delegate;
+  volatile String failure;
+  volatile long commitDelayMs;
+
+  public FaultyStore(OrderedStore delegate) {
+    this.delegate = delegate;
+  }
+
+  @Override
+  public Batch newBatch() {
+    return delegate.newBatch();
+  }
+
+  @Override
+  public void commit(Batch batch, boolean sync) {
+    String fail = failure;
+    if (fail != null) {
+      throw new StorageException("write to the data directory failed: " + fail, null);
+    }
+    long delay = commitDelayMs;
+    if (delay > 0) {
+      try {
+        Thread.sleep(delay);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    delegate.commit(batch, sync);
+  }
+
+  @Override
+  public byte[] get(Space space, byte[] key) {
+    return delegate.get(space, key);
+  }
+
+  @Override
+  public View view() {
+    return delegate.view();
+  }
+
+  @Override
+  public void checkpoint(Path dir) {
+    delegate.checkpoint(dir);
+  }
+
+  @Override
+  public void restoreFrom(Path dir) {
+    delegate.restoreFrom(dir);
+  }
+
+  @Override
+  public void close() {
+    delegate.close();
+  }
+}
