@@ -8,6 +8,7 @@ import io.futureq.config.GroupSettings;
 import io.futureq.config.TopicSettings;
 import io.futureq.group.GroupDirectory;
 import io.futureq.group.SubscriberSession;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import org.apache.pekko.NotUsed;
@@ -86,14 +87,6 @@ public final class ConsumerService implements Consumer {
           done.whenComplete((d, f) -> session.tell(new SubscriberSession.StreamEnded()));
           return mat;
         })
-        .collect(new org.apache.pekko.japi.JavaPartialFunction<SubscriberSession.Output, Delivery>() {
-          @Override
-          public Delivery apply(SubscriberSession.Output o, boolean isCheck) {
-            if (o instanceof SubscriberSession.Emit e) {
-              return e.delivery();
-            }
-            throw noMatch();
-          }
-        });
+        .mapConcat(o -> o instanceof SubscriberSession.Emit e ? e.deliveries() : List.<Delivery>of());
   }
 }

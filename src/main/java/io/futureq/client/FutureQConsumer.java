@@ -38,6 +38,9 @@ public final class FutureQConsumer implements AutoCloseable {
     t.setDaemon(true);
     return t;
   });
+  private static final int ACK_BATCH = 256;
+  private static final long ACK_FLUSH_MS = 2;
+
   private final CompletableFuture<Void> terminated = new CompletableFuture<>();
   private ConsumerClient grpc;
   private Stream stream;
@@ -58,21 +61,46 @@ public final class FutureQConsumer implements AutoCloseable {
     synchronized (this) {
       connect();
     }
+    timer.scheduleWithFixedDelay(this::flushAcks, ACK_FLUSH_MS, ACK_FLUSH_MS, TimeUnit.MILLISECONDS);
+  }
+
+  private void flushAcks() {
+    Stream current;
+    synchronized (this) {
+      current = stream;
+    }
+    current.flush();
   }
 
   /** One Subscribe stream; acks and nacks for another (lost) stream are dropped. */
+  /**
+   * One Subscribe stream; acks and nacks for another (lost) stream are dropped. Acks are batched:
+   * sent when {@link #ACK_BATCH} tags are waiting or at the next flush tick, whichever is first.
+   */
   final class Stream {
     private final BoundedSourceQueue<ConsumerFrame> frames;
+    private AckFrame.Builder acks = AckFrame.newBuilder();
 
     Stream(BoundedSourceQueue<ConsumerFrame> frames) {
       this.frames = frames;
     }
 
-    void ack(String tag) {
-      frames.offer(ConsumerFrame.newBuilder().setAck(AckFrame.newBuilder().addDeliveryTags(tag)).build());
+    synchronized void ack(String tag) {
+      acks.addDeliveryTags(tag);
+      if (acks.getDeliveryTagsCount() >= ACK_BATCH) {
+        flush();
+      }
     }
 
-    void nack(String tag, Duration delay) {
+    synchronized void flush() {
+      if (acks.getDeliveryTagsCount() > 0) {
+        frames.offer(ConsumerFrame.newBuilder().setAck(acks).build());
+        acks = AckFrame.newBuilder();
+      }
+    }
+
+    synchronized void nack(String tag, Duration delay) {
+      flush();
       frames.offer(ConsumerFrame.newBuilder().setNack(NackFrame.newBuilder().setDeliveryTag(tag)
           .setRequeueDelayMs(delay.toMillis())).build());
     }
@@ -144,6 +172,7 @@ public final class FutureQConsumer implements AutoCloseable {
         return;
       }
       closed = true;
+      stream.flush();
       stream.frames.complete();
       grpc.close();
     }

@@ -1,6 +1,7 @@
 package io.futureq.group;
 
 import io.futureq.serialization.CborSerializable;
+import io.futureq.api.grpc.Delivery;
 import io.futureq.metrics.GroupMetrics;
 import io.futureq.storage.StorageKeys;
 import java.nio.ByteBuffer;
@@ -8,6 +9,8 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -92,6 +95,7 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
   private final ReadHistory history;
   private final long incarnation = ThreadLocalRandom.current().nextLong() >>> 1;
   private final List<MessagesStored> storedDuringRead = new ArrayList<>();
+  private final Map<ActorRef<SubscriberSession.Command>, List<Delivery>> outbox = new LinkedHashMap<>();
   private long nextSeq;
   private byte[] cursor;
   private boolean reading;
@@ -344,6 +348,7 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
         deliver(consumers.take(), p, now);
       }
     }
+    sendOutbox();
     maybeRead(now);
     return this;
   }
@@ -353,8 +358,8 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
     int attempt = p.deliveries() + 1;
     inFlight.add(new InFlightTable.Entry<>(seq, p.message(), attempt, consumer,
         now + gc.settings().inFlightTimeout().toMillis()));
-    consumer.tell(new SubscriberSession.Deliver(Deliveries.of(gc, p.message(), new DeliveryTag(incarnation, seq),
-        attempt)));
+    outbox.computeIfAbsent(consumer, c -> new ArrayList<>())
+        .add(Deliveries.of(gc, p.message(), new DeliveryTag(incarnation, seq), attempt));
     metrics.delivered.increment();
     metrics.inFlight.increment();
     if (attempt == 1) {
@@ -363,6 +368,12 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
       metrics.redelivered.increment();
     }
     armInFlightTimer();
+  }
+
+  /** One message per consumer per pump: deliveries travel in batches, not one actor message each. */
+  private void sendOutbox() {
+    outbox.forEach((consumer, deliveries) -> consumer.tell(new SubscriberSession.Deliver(deliveries)));
+    outbox.clear();
   }
 
   private void deadLetter(Pending p, long now) {

@@ -52,12 +52,14 @@ final class DueReader {
     int scanned = 0;
     try (OrderedStore.View view = store.view()) {
       long index = BrokerStateMachine.appliedIndexIn(view);
+      // Ack marks exist only while another group still holds a message.
+      String markGroup = group != null && hasOtherGroups(view, topic) ? group : null;
       try (OrderedStore.RangeIterator it = view.range(Space.MESSAGES, from, dueEnd)) {
         for (; it.valid() && out.size() < limit && scanned < limit * 4; it.next(), scanned++) {
           lastKey = it.key();
           StoredMessage message = parse(it.value(), topic);
           if (message.getTopic().equals(topic) && !(message.getExpireMs() > 0 && message.getExpireMs() <= nowMs)
-              && (group == null || view.get(Space.INDEX, StorageKeys.ackMark(lastKey, group)) == null)) {
+              && (markGroup == null || view.get(Space.INDEX, StorageKeys.ackMark(lastKey, markGroup)) == null)) {
             out.add(new DueMessage(lastKey, message));
           }
         }
@@ -70,6 +72,17 @@ final class DueReader {
         return new Chunk(out, lastKey, false, wake, index);
       }
     }
+  }
+
+  private static boolean hasOtherGroups(OrderedStore.View view, String topic) {
+    byte[] prefix = StorageKeys.groupPrefix(topic);
+    int groups = 0;
+    try (OrderedStore.RangeIterator it = view.range(Space.INDEX, prefix, StorageKeys.prefixEnd(prefix))) {
+      for (; it.valid() && groups < 2; it.next()) {
+        groups++;
+      }
+    }
+    return groups > 1;
   }
 
   private static byte[] successor(byte[] key) {

@@ -27,7 +27,12 @@ public final class SubscriberSession {
   /** The client closed its side, or the call ended. */
   public record StreamEnded() implements Command {}
 
-  public record Deliver(Delivery delivery) implements Command {}
+  /** Deliveries for this consumer, in order. */
+  public record Deliver(List<Delivery> deliveries) implements Command {
+    public Deliver {
+      deliveries = List.copyOf(deliveries);
+    }
+  }
 
   /**
    * The group refused the consumer: an unknown delivery tag (the stream fails with
@@ -42,7 +47,7 @@ public final class SubscriberSession {
   /** What the session writes to the response stream. */
   public sealed interface Output {}
 
-  public record Emit(Delivery delivery) implements Output {}
+  public record Emit(List<Delivery> deliveries) implements Output {}
 
   public record Close() implements Output {}
 
@@ -174,7 +179,7 @@ public final class SubscriberSession {
   }
 
   private Behavior<Command> onDeliver(Deliver deliver) {
-    out.tell(new Emit(deliver.delivery()));
+    out.tell(new Emit(deliver.deliveries()));
     return Behaviors.same();
   }
 

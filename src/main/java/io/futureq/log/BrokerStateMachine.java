@@ -253,6 +253,11 @@ public final class BrokerStateMachine {
       if (!groups.contains(group)) {
         return false;
       }
+      if (groups.size() == 1) {
+        // Marks are only written while another group still holds the message: none can exist.
+        remove(key, record, false);
+        return true;
+      }
       List<byte[]> marks = ctx.keysWithPrefix(Space.INDEX, StorageKeys.ackMarkPrefix(key));
       int others = 0;
       for (byte[] mark : marks) {
@@ -320,6 +325,10 @@ public final class BrokerStateMachine {
     }
 
     private void remove(byte[] key, StoredMessage record) {
+      remove(key, record, true);
+    }
+
+    private void remove(byte[] key, StoredMessage record, boolean mayHaveMarks) {
       ctx.delete(Space.MESSAGES, key);
       if (!record.getKey().isEmpty()) {
         byte[] index = StorageKeys.messageKeyIndex(record.getTopic(), record.getKey());
@@ -330,8 +339,10 @@ public final class BrokerStateMachine {
       if (record.getExpireMs() > 0) {
         ctx.delete(Space.INDEX, StorageKeys.expiry(record.getTopic(), record.getExpireMs(), record.getEventId()));
       }
-      for (byte[] mark : ctx.keysWithPrefix(Space.INDEX, StorageKeys.ackMarkPrefix(key))) {
-        ctx.delete(Space.INDEX, mark);
+      if (mayHaveMarks && book.groups(record.getTopic()).size() > 1) {
+        for (byte[] mark : ctx.keysWithPrefix(Space.INDEX, StorageKeys.ackMarkPrefix(key))) {
+          ctx.delete(Space.INDEX, mark);
+        }
       }
       book.addPending(record.getTopic(), -1);
     }

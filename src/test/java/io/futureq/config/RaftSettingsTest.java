@@ -24,7 +24,7 @@ class RaftSettingsTest {
 
   @Test
   void defaultsAreValidAndMatchTheReference() {
-    RaftSettings s = RaftSettings.from(with(""));
+    RaftSettings s = RaftSettings.from(with("futureq.raft.peers { node-1 = \"127.0.0.1:50005\" }"));
 
     assertEquals("node-1", s.nodeId());
     assertEquals(Map.of("node-1", "127.0.0.1:50005"), s.peers());
@@ -39,6 +39,13 @@ class RaftSettingsTest {
     assertEquals(32L << 20, s.maxEntryBytes());
     assertEquals(16, s.maxOutstandingEntries());
     assertFalse(s.join());
+  }
+
+  @Test
+  void peersHaveNoDefault() {
+    SettingsException e = assertThrows(SettingsException.class, () -> RaftSettings.from(with("")));
+
+    assertTrue(e.getMessage().contains("futureq.raft.peers: must name at least one node"), e.getMessage());
   }
 
   @Test

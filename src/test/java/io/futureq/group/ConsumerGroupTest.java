@@ -20,6 +20,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -305,8 +306,16 @@ class ConsumerGroupTest {
     return stored;
   }
 
+  private static final Map<TestProbe<SubscriberSession.Command>, java.util.ArrayDeque<Delivery>> UNREAD =
+      new java.util.HashMap<>();
+
+  /** The next delivery to {@code consumer}; the group sends them in batches. */
   private static Delivery expectDelivery(TestProbe<SubscriberSession.Command> consumer) {
-    return consumer.expectMessageClass(SubscriberSession.Deliver.class, WAIT).delivery();
+    java.util.ArrayDeque<Delivery> unread = UNREAD.computeIfAbsent(consumer, c -> new java.util.ArrayDeque<>());
+    if (unread.isEmpty()) {
+      unread.addAll(consumer.expectMessageClass(SubscriberSession.Deliver.class, WAIT).deliveries());
+    }
+    return unread.poll();
   }
 
   private static void ack(ActorRef<ConsumerGroup.Command> group, TestProbe<SubscriberSession.Command> consumer,

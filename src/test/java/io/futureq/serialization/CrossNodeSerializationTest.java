@@ -73,7 +73,7 @@ class CrossNodeSerializationTest {
   void sessionCommandsAndStatsRoundTrip() {
     Delivery delivery = Delivery.newBuilder().setTopic("t").setMessageId("m").setPayload(ByteString.copyFromUtf8("x"))
         .setDeliveryTag("1-2").setAttempt(3).build();
-    assertEquals(delivery, roundTrip(new SubscriberSession.Deliver(delivery)).delivery());
+    assertEquals(List.of(delivery), roundTrip(new SubscriberSession.Deliver(List.of(delivery))).deliveries());
     assertEquals(new SubscriberSession.Refuse("why", true), roundTrip(new SubscriberSession.Refuse("why", true)));
     TopicStats stats = new TopicStats("t", 3, 1, 100, 5, List.of(new ConsumerGroup.Stats("g", 1, 2, 3, 4)));
     assertEquals(stats, roundTrip(stats));

@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.client.retry.RequestTypeDependentRetryPolicy;
@@ -86,6 +87,7 @@ final class RaftServerFactory {
 
   static RaftProperties properties(RaftSettings settings) {
     RaftProperties p = new RaftProperties();
+    RaftConfigKeys.Rpc.setType(p, new GuardedGrpcRpc());
     RaftServerConfigKeys.setStorageDir(p, List.of(settings.storageDir().toFile()));
     GrpcConfigKeys.Server.setHost(p, settings.host());
     GrpcConfigKeys.Server.setPort(p, settings.port());

@@ -54,6 +54,12 @@ final class RatisStateMachine extends BaseStateMachine {
   private final LongConsumer applyNanos;
   private final CheckpointStorage storage = new CheckpointStorage();
   private volatile long appliedIndex;
+  /**
+   * Term and index of the last entry written to the store, once known: snapshots are named by it,
+   * so a snapshot's name is exactly the index its checkpoint holds (Raft's own applied index also
+   * counts configuration and leader entries, which the store never sees).
+   */
+  private TermIndex storeTermIndex;
 
   RatisStateMachine(OrderedStore store, BrokerStateMachine machine, AppliedListener listener,
       LongConsumer applyNanos) {
@@ -123,6 +129,8 @@ final class RatisStateMachine extends BaseStateMachine {
       machine.reload();
       appliedIndex = machine.appliedIndex();
     }
+    // The store may be ahead of the snapshot; replay names the exact entry when it reaches it.
+    storeTermIndex = latest.termIndex();
     setLastAppliedTermIndex(latest.termIndex());
   }
 
@@ -132,6 +140,9 @@ final class RatisStateMachine extends BaseStateMachine {
     TermIndex termIndex = TermIndex.valueOf(entry);
     long index = termIndex.getIndex();
     if (index <= machine.appliedIndex()) {
+      if (index == machine.appliedIndex()) {
+        storeTermIndex = termIndex;
+      }
       updateLastAppliedTermIndex(termIndex);
       return CompletableFuture.completedFuture(REPLAYED);
     }
@@ -157,6 +168,7 @@ final class RatisStateMachine extends BaseStateMachine {
     List<CommandResult> results = prepared.results();
     machine.committed(prepared);
     appliedIndex = index;
+    storeTermIndex = termIndex;
     updateLastAppliedTermIndex(termIndex);
     applyNanos.accept(System.nanoTime() - start);
     for (CommandResult result : results) {
@@ -166,7 +178,7 @@ final class RatisStateMachine extends BaseStateMachine {
         Message.valueOf(UnsafeByteOperations.unsafeWrap(CommandResultCodec.encode(results).toByteArray())));
   }
 
-  /** As in {@code LocalEventLog}: the entry is applied whatever the listener does, so its failure must not stop Raft. */
+  /** As in {@code LocalEventLog}: the entry is applied whatever the listener does; its failure must not stop Raft. */
   private void announce(long index, CommandResult result) {
     try {
       listener.applied(index, result);
@@ -175,10 +187,13 @@ final class RatisStateMachine extends BaseStateMachine {
     }
   }
 
-  /** Checkpoints the store; the snapshot is named by the last applied term and index. */
+  /**
+   * Checkpoints the store, named by the term and index of the last entry it holds. Ratis may then
+   * drop the log up to that index; a snapshot never claims more than its checkpoint holds.
+   */
   @Override
   public synchronized long takeSnapshot() throws IOException {
-    TermIndex last = getLastAppliedTermIndex();
+    TermIndex last = storeTermIndex;
     if (last == null || last.getIndex() <= 0) {
       return RaftLog.INVALID_LOG_INDEX;
     }

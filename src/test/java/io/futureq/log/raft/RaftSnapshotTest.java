@@ -65,6 +65,24 @@ class RaftSnapshotTest {
     cluster.assertStoresEqual(215);
   }
 
+  @Test
+  void aStoppedLeaderRejoinsAfterTheNewLeaderCompactedItsLogPastIt() throws Exception {
+    // Large segments: the new leader's log is cut only where its term began, exactly where the old
+    // leader's log ends; the old leader then asks for the first entry the new leader still has.
+    cluster = RaftCluster.start(dir, 3, THRESHOLD, 1L << 20);
+    RaftNode oldLeader = cluster.awaitLeader();
+    appendThrough(oldLeader, "early", 10);
+    cluster.awaitConverged();
+    oldLeader.stop();
+
+    RaftNode newLeader = cluster.awaitLeader();
+    appendThrough(newLeader, "later", 60);
+    oldLeader.start();
+    cluster.awaitConverged();
+
+    cluster.assertStoresEqual(70);
+  }
+
   /** One entry per append, so the log grows past several snapshots. */
   private static void appendThrough(RaftNode node, String prefix, int count) {
     for (int i = 0; i < count; i++) {

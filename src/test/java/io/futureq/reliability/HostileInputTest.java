@@ -1,0 +1,482 @@
+package io.futureq.reliability;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.futureq.api.grpc.ConsumerFrame;
+import io.futureq.api.grpc.Delivery;
+import io.futureq.api.grpc.GroupStats;
+import io.futureq.api.grpc.Message;
+import io.futureq.api.grpc.PublishRequest;
+import io.futureq.api.grpc.SubscribeInit;
+import io.futureq.api.grpc.TopicStats;
+import io.futureq.client.ConsumerOptions;
+import io.futureq.client.FutureQClient;
+import io.futureq.client.FutureQConsumer;
+import io.futureq.client.FutureQProducer;
+import io.futureq.client.OutgoingMessage;
+import io.futureq.client.ProducerOptions;
+import io.futureq.client.ReceivedMessage;
+import io.futureq.e2e.TestBroker;
+import io.grpc.CallOptions;
+import io.grpc.ClientCall;
+import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
+import io.grpc.MethodDescriptor.MethodType;
+import io.grpc.Status;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.lang.management.ManagementFactory;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Bad bytes and hostile clients against one in-process broker: each test feeds it something no
+ * well-behaved client sends, checks the answer, and then checks that a normal publish and consume
+ * still work. What the broker answered is printed as {@code [hostile]} lines.
+ */
+@Timeout(value = 240, unit = TimeUnit.SECONDS)
+class HostileInputTest {
+  private static final Duration WAIT = Duration.ofSeconds(15);
+
+  @TempDir
+  static Path dir;
+
+  static TestBroker broker;
+  static FutureQClient client;
+  static FutureQProducer producer;
+  static int port;
+
+  @BeforeAll
+  static void startBroker() {
+    broker = TestBroker.start(dir.resolve("data"));
+    port = broker.node.grpcPort();
+    client = FutureQClient.builder().target("127.0.0.1:" + port).requestTimeout(Duration.ofSeconds(10)).build();
+    producer = client.producer(ProducerOptions.defaults().withLinger(Duration.ofMillis(1)));
+  }
+
+  @AfterAll
+  static void stopBroker() {
+    if (producer != null) {
+      producer.close();
+    }
+    if (client != null) {
+      client.close();
+    }
+    if (broker != null) {
+      broker.close();
+    }
+  }
+
+  @AfterEach
+  void stillServes() throws Exception {
+    assertStillServes();
+  }
+
+  // (a) -----------------------------------------------------------------------------------------
+
+  @Test
+  void randomBytesOnTheGrpcPortAreDroppedAndTheBrokerKeepsServing() throws Exception {
+    Random random = new Random(42);
+    byte[] preface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
+    List<String> outcomes = new ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      byte[] garbage = new byte[2048 + random.nextInt(4096)];
+      random.nextBytes(garbage);
+      // even connections: pure noise; odd ones: the HTTP/2 preface, then noise where frames belong
+      byte[] bytes = garbage;
+      if (i % 2 == 1) {
+        bytes = new byte[preface.length + garbage.length];
+        System.arraycopy(preface, 0, bytes, 0, preface.length);
+        System.arraycopy(garbage, 0, bytes, preface.length, garbage.length);
+      }
+      outcomes.add((i % 2 == 0 ? "noise" : "preface+noise") + ": " + sendAndAwaitClose(bytes));
+    }
+    say("(a) random bytes, 8 connections: " + outcomes);
+    for (String outcome : outcomes) {
+      assertTrue(outcome.contains("closed by the broker"), outcomes.toString());
+    }
+  }
+
+  /** Writes {@code bytes} (stopping if the broker closes first) and reads until the broker closes. */
+  private static String sendAndAwaitClose(byte[] bytes) throws Exception {
+    try (Socket socket = new Socket("127.0.0.1", port)) {
+      socket.setSoTimeout((int) WAIT.toMillis());
+      OutputStream out = socket.getOutputStream();
+      int written = 0;
+      try {
+        for (; written < bytes.length; written += 512) {
+          out.write(bytes, written, Math.min(512, bytes.length - written));
+        }
+        out.flush();
+      } catch (java.io.IOException e) {
+        // the broker closed while we were still writing
+      }
+      InputStream in = socket.getInputStream();
+      ByteArrayOutputStream answer = new ByteArrayOutputStream();
+      byte[] buffer = new byte[4096];
+      long start = System.currentTimeMillis();
+      try {
+        for (int n; (n = in.read(buffer)) >= 0; ) {
+          answer.write(buffer, 0, n);
+        }
+      } catch (SocketTimeoutException e) {
+        return "still open after " + WAIT + " (" + answer.size() + " bytes answered)";
+      } catch (java.io.IOException e) {
+        // reset by the broker: closed too
+      }
+      String text = answer.toString(StandardCharsets.ISO_8859_1);
+      String first = text.isEmpty() ? "nothing" : text.startsWith("HTTP/") ? text.lines().findFirst().orElse("")
+          : answer.size() + " bytes (HTTP/2 frames: " + frameTypes(answer.toByteArray()) + ")";
+      return "closed by the broker after " + (System.currentTimeMillis() - start) + " ms, answered " + first;
+    }
+  }
+
+  /** The frame types of a server's HTTP/2 byte stream, e.g. [SETTINGS, GOAWAY]. */
+  private static List<String> frameTypes(byte[] bytes) {
+    String[] names = {"DATA", "HEADERS", "PRIORITY", "RST_STREAM", "SETTINGS", "PUSH_PROMISE", "PING", "GOAWAY",
+        "WINDOW_UPDATE", "CONTINUATION"};
+    List<String> types = new ArrayList<>();
+    for (int at = 0; at + 9 <= bytes.length; ) {
+      int length = ((bytes[at] & 0xff) << 16) | ((bytes[at + 1] & 0xff) << 8) | (bytes[at + 2] & 0xff);
+      int type = bytes[at + 3] & 0xff;
+      types.add(type < names.length ? names[type] : "0x" + Integer.toHexString(type));
+      at += 9 + length;
+    }
+    return types;
+  }
+
+  // (b) -----------------------------------------------------------------------------------------
+
+  @Test
+  void malformedProtobufGetsAnErrorStatusAndTheBrokerKeepsServing() throws Exception {
+    ManagedChannel channel = RawGrpc.channel(port);
+    try {
+      Random random = new Random(7);
+      byte[] noise = new byte[1500];
+      random.nextBytes(noise);
+      Map<String, byte[]> bodies = new TreeMap<>();
+      bodies.put("random bytes", noise);
+      bodies.put("truncated varint", new byte[] {0x1a, (byte) 0xff, (byte) 0xff, (byte) 0xff});
+      bodies.put("length past the end", new byte[] {0x1a, 0x7f, 0x0a, 0x01, 0x74});
+      bodies.put("wrong wire type for messages", new byte[] {0x1d, 1, 2, 3, 4});
+      bodies.put("end-group without start", new byte[] {0x0c});
+      Map<String, String> answers = new TreeMap<>();
+      for (Map.Entry<String, byte[]> body : bodies.entrySet()) {
+        RawGrpc.Outcome publish = RawGrpc.call(channel, RawGrpc.raw("futureq.v1.Producer/Publish", MethodType.UNARY),
+            new Metadata(), WAIT, body.getValue());
+        answers.put("Publish, " + body.getKey(), publish.toString());
+        assertNotEquals(Status.Code.OK, publish.code(), body.getKey() + ": " + publish);
+      }
+      RawGrpc.Outcome stream = RawGrpc.call(channel, RawGrpc.raw("futureq.v1.Producer/PublishStream",
+          MethodType.BIDI_STREAMING), new Metadata(), WAIT, noise);
+      answers.put("PublishStream, random bytes", stream + ", " + stream.messages().size() + " responses");
+      assertNotEquals(Status.Code.OK, stream.code(), stream.toString());
+      RawGrpc.Outcome subscribe = RawGrpc.call(channel, RawGrpc.raw("futureq.v1.Consumer/Subscribe",
+          MethodType.BIDI_STREAMING), new Metadata(), WAIT, noise);
+      answers.put("Subscribe, random bytes as the init frame", subscribe.toString());
+      assertNotEquals(Status.Code.OK, subscribe.code(), subscribe.toString());
+      answers.forEach((what, answer) -> say("(b) " + what + " -> " + answer));
+      // the same connection still serves a well-formed call
+      byte[] good = PublishRequest.newBuilder().setRequestId("ok").addMessages(Message.newBuilder()
+          .setTopic("hostile-b").setPayload(com.google.protobuf.ByteString.copyFromUtf8("fine"))).build().toByteArray();
+      RawGrpc.Outcome ok = RawGrpc.call(channel, RawGrpc.raw("futureq.v1.Producer/Publish", MethodType.UNARY),
+          new Metadata(), WAIT, good);
+      assertEquals(Status.Code.OK, ok.code(), ok.toString());
+    } finally {
+      channel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
+    }
+  }
+
+  // (c) -----------------------------------------------------------------------------------------
+
+  @Test
+  void oversizedMetadataIsRefusedAndTheBrokerKeepsServing() throws Exception {
+    ManagedChannel channel = RawGrpc.channel(port);
+    try {
+      Metadata headers = new Metadata();
+      headers.put(Metadata.Key.of("x-huge", Metadata.ASCII_STRING_MARSHALLER), "x".repeat(64 * 1024));
+      byte[] request = PublishRequest.newBuilder().setRequestId("big-header").addMessages(Message.newBuilder()
+          .setTopic("hostile-c").setPayload(com.google.protobuf.ByteString.copyFromUtf8("x"))).build().toByteArray();
+      RawGrpc.Outcome outcome = RawGrpc.call(channel, RawGrpc.raw("futureq.v1.Producer/Publish", MethodType.UNARY),
+          headers, WAIT, request);
+      say("(c) Publish with a 64 KiB header value -> " + outcome);
+      assertNotEquals(Status.Code.OK, outcome.code(), outcome.toString());
+
+      Metadata many = new Metadata();
+      for (int i = 0; i < 2000; i++) {
+        many.put(Metadata.Key.of("x-h" + i, Metadata.ASCII_STRING_MARSHALLER), "v".repeat(40));
+      }
+      RawGrpc.Outcome manyOutcome = RawGrpc.call(channel, RawGrpc.raw("futureq.v1.Producer/Publish",
+          MethodType.UNARY), many, WAIT, request);
+      say("(c) Publish with 2,000 headers (~100 KiB) -> " + manyOutcome);
+      assertNotEquals(Status.Code.OK, manyOutcome.code(), manyOutcome.toString());
+    } finally {
+      channel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
+    }
+  }
+
+  // (d) -----------------------------------------------------------------------------------------
+
+  @Test
+  void anUnknownMethodOrServiceIsUnimplemented() throws Exception {
+    ManagedChannel channel = RawGrpc.channel(port);
+    try {
+      for (String method : List.of("futureq.v1.Producer/Nope", "futureq.v1.Nope/Publish", "futureq.v2.Producer/Publish")) {
+        RawGrpc.Outcome outcome = RawGrpc.call(channel, RawGrpc.raw(method, MethodType.UNARY), new Metadata(), WAIT,
+            new byte[0]);
+        say("(d) " + method + " -> " + outcome);
+        assertEquals(Status.Code.UNIMPLEMENTED, outcome.code(), method + ": " + outcome);
+      }
+    } finally {
+      channel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
+    }
+  }
+
+  // (e) -----------------------------------------------------------------------------------------
+
+  @Test
+  void twoThousandAbandonedSubscribeStreamsLeaveNoConsumerAndLittleHeapBehind() throws Exception {
+    String topic = "hostile-e";
+    String group = "abandoners";
+    int backlog = 600;
+    List<CompletableFuture<String>> sent = new ArrayList<>();
+    for (int i = 0; i < backlog; i++) {
+      sent.add(producer.send(OutgoingMessage.to(topic).payload("b-" + i).build()));
+    }
+    CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+    long heapBefore = usedHeapAfterGc();
+
+    int waves = 10;
+    int perWave = 200;
+    int channelsPerWave = 4;
+    AtomicInteger deliveries = new AtomicInteger();
+    Map<String, AtomicInteger> closes = new ConcurrentHashMap<>();
+    List<Integer> attachedPerWave = new ArrayList<>();
+    List<Integer> leftPerWave = new ArrayList<>();
+    for (int wave = 0; wave < waves; wave++) {
+      List<ManagedChannel> channels = new ArrayList<>();
+      for (int c = 0; c < channelsPerWave; c++) {
+        channels.add(RawGrpc.channel(port));
+      }
+      List<ClientCall<ConsumerFrame, Delivery>> calls = new ArrayList<>();
+      for (int s = 0; s < perWave; s++) {
+        ClientCall<ConsumerFrame, Delivery> call = channels.get(s % channelsPerWave).newCall(RawGrpc.SUBSCRIBE,
+            CallOptions.DEFAULT);
+        call.start(new ClientCall.Listener<>() {
+          @Override
+          public void onMessage(Delivery message) {
+            deliveries.incrementAndGet();
+          }
+
+          @Override
+          public void onClose(Status status, Metadata trailers) {
+            closes.computeIfAbsent(status.getCode().toString(), k -> new AtomicInteger()).incrementAndGet();
+          }
+        }, new Metadata());
+        call.request(10);
+        call.sendMessage(ConsumerFrame.newBuilder().setInit(SubscribeInit.newBuilder().setTopic(topic)
+            .setGroup(group).setMaxInFlight(2)).build());
+        calls.add(call);
+      }
+      attachedPerWave.add(awaitConsumers(topic, group, perWave, WAIT));
+      if (wave % 2 == 0) {
+        calls.forEach(call -> call.cancel("abandoned", null));
+        channels.forEach(ManagedChannel::shutdown);
+      } else {
+        channels.forEach(ManagedChannel::shutdownNow); // the connections just drop
+      }
+      for (ManagedChannel channel : channels) {
+        channel.awaitTermination(10, TimeUnit.SECONDS);
+      }
+      leftPerWave.add(awaitConsumers(topic, group, 0, WAIT));
+    }
+    int left = consumers(topic, group);
+    long heapAfter = usedHeapAfterGc();
+    say("(e) " + waves * perWave + " Subscribe streams in " + waves + " waves of " + perWave + " over "
+        + channelsPerWave + " connections (even waves cancelled, odd waves' connections dropped): consumers "
+        + "attached per wave " + attachedPerWave + ", left after each wave " + leftPerWave + ", " + deliveries.get() + " deliveries to them, client-side "
+        + "closes " + closes + "; consumers left afterwards " + left + "; broker+test heap after GC "
+        + mib(heapBefore) + " -> " + mib(heapAfter) + " MiB");
+    for (int attached : attachedPerWave) {
+      assertEquals(perWave, attached, "every stream of a wave joined the group: " + attachedPerWave);
+    }
+    assertEquals(Collections.nCopies(waves, 0), leftPerWave, "abandoned streams must leave their group");
+    assertEquals(0, left, "abandoned streams must leave their group");
+    assertTrue(heapAfter - heapBefore < 200L << 20, "heap grew by " + mib(heapAfter - heapBefore) + " MiB");
+
+    // a normal subscriber of the same group gets the whole backlog, and a new message promptly
+    LinkedBlockingQueue<ReceivedMessage> got = new LinkedBlockingQueue<>();
+    try (FutureQConsumer consumer = client.subscribe(topic, group, got::add, ConsumerOptions.defaults())) {
+      Set<String> payloads = ConcurrentHashMap.newKeySet();
+      long until = System.currentTimeMillis() + 60_000;
+      while (payloads.size() < backlog && System.currentTimeMillis() < until) {
+        ReceivedMessage m = got.poll(1, TimeUnit.SECONDS);
+        if (m != null) {
+          payloads.add(new String(m.payload(), StandardCharsets.UTF_8));
+        }
+      }
+      assertEquals(backlog, payloads.size(), "backlog delivered to a normal subscriber after the abandoned streams");
+      long sentAt = System.currentTimeMillis();
+      producer.send(OutgoingMessage.to(topic).payload("fresh").build()).get(10, TimeUnit.SECONDS);
+      ReceivedMessage fresh = got.poll(10, TimeUnit.SECONDS);
+      assertNotNull(fresh, "a new message reaches the normal subscriber");
+      assertEquals("fresh", new String(fresh.payload(), StandardCharsets.UTF_8));
+      say("(e) afterwards a normal subscriber got the " + backlog + "-message backlog and a new message "
+          + (fresh.receivedAtUnixMs() - sentAt) + " ms after its publish call");
+    }
+  }
+
+  /** Waits until {@code group} of {@code topic} has {@code expected} consumers; returns the last count seen. */
+  private static int awaitConsumers(String topic, String group, int expected, Duration within) throws Exception {
+    long until = System.currentTimeMillis() + within.toMillis();
+    int seen = -1;
+    while (System.currentTimeMillis() < until) {
+      seen = consumers(topic, group);
+      if (seen == expected) {
+        return seen;
+      }
+      Thread.sleep(100);
+    }
+    return seen;
+  }
+
+  private static int consumers(String topic, String group) throws Exception {
+    TopicStats stats = client.topicStats(topic).get(10, TimeUnit.SECONDS);
+    return stats.getGroupsList().stream().filter(g -> g.getName().equals(group)).mapToInt(GroupStats::getConsumers)
+        .findFirst().orElse(0);
+  }
+
+  // (f) -----------------------------------------------------------------------------------------
+
+  @Test
+  void aConsumerThatNeverReadsHoldsUpNeitherAnotherGroupNorItsOwnGroupsOtherConsumer() throws Exception {
+    String topic = "hostile-f";
+    int count = 40;
+    String padding = "p".repeat(8 * 1024);
+    // the stalled client: a 64 KiB receive window that it never frees (no request(n), no acks)
+    ManagedChannel stalledChannel = RawGrpc.channel(port, 64 * 1024);
+    CompletableFuture<Status> stalledClosed = new CompletableFuture<>();
+    ClientCall<ConsumerFrame, Delivery> stalled = stalledChannel.newCall(RawGrpc.SUBSCRIBE, CallOptions.DEFAULT);
+    stalled.start(new ClientCall.Listener<>() {
+      @Override
+      public void onClose(Status status, Metadata trailers) {
+        stalledClosed.complete(status);
+      }
+    }, new Metadata());
+    stalled.sendMessage(ConsumerFrame.newBuilder().setInit(SubscribeInit.newBuilder().setTopic(topic).setGroup("A")
+        .setMaxInFlight(50)).build());
+
+    Map<String, Long> sentAt = new ConcurrentHashMap<>();
+    LinkedBlockingQueue<ReceivedMessage> groupB = new LinkedBlockingQueue<>();
+    LinkedBlockingQueue<ReceivedMessage> groupA = new LinkedBlockingQueue<>();
+    try (FutureQConsumer b = client.subscribe(topic, "B", groupB::add, ConsumerOptions.defaults());
+        FutureQConsumer a2 = client.subscribe(topic, "A", groupA::add, ConsumerOptions.defaults())) {
+      assertEquals(2, awaitConsumers(topic, "A", 2, WAIT), "stalled + normal consumer in group A");
+      assertEquals(1, awaitConsumers(topic, "B", 1, WAIT), "normal consumer in group B");
+      for (int i = 0; i < count; i++) {
+        String payload = "f-" + i + "-" + padding;
+        sentAt.put("f-" + i, System.currentTimeMillis());
+        producer.send(OutgoingMessage.to(topic).payload(payload).build()).get(10, TimeUnit.SECONDS);
+        Thread.sleep(100);
+      }
+      Map<String, Long> lateB = receiveAll(groupB, count, Duration.ofSeconds(30));
+      long maxLateB = Collections.max(lateB.values());
+      Map<String, Long> lateA = receiveAll(groupA, count, Duration.ofSeconds(60));
+      long maxLateA = Collections.max(lateA.values());
+      Status stalledStatus = stalledClosed.getNow(null);
+      int aConsumersAfter = consumers(topic, "A");
+      say("(f) " + count + " messages of 8 KiB; the stalled group-A client's stream: "
+          + (stalledStatus == null ? "still open" : "closed by the broker with " + stalledStatus.getCode()
+          + " (" + stalledStatus.getDescription() + ")") + "; group-A consumers now " + aConsumersAfter
+          + "; group B got all " + lateB.size() + ", latest " + maxLateB + " ms after due; group A's normal "
+          + "consumer got all " + lateA.size() + ", latest " + maxLateA + " ms after due");
+      assertEquals(count, lateB.size());
+      assertTrue(maxLateB < 3000, "group B kept receiving on time; latest delivery " + maxLateB + " ms after due");
+      assertEquals(count, lateA.size());
+    } finally {
+      stalled.cancel("done", null);
+      stalledChannel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
+    }
+  }
+
+  /** Receives until {@code count} distinct payload ids arrived; returns id -> ms from due to receipt. */
+  private static Map<String, Long> receiveAll(LinkedBlockingQueue<ReceivedMessage> queue, int count, Duration within)
+      throws InterruptedException {
+    Map<String, Long> lateness = new TreeMap<>();
+    long until = System.currentTimeMillis() + within.toMillis();
+    while (lateness.size() < count && System.currentTimeMillis() < until) {
+      ReceivedMessage m = queue.poll(200, TimeUnit.MILLISECONDS);
+      if (m != null) {
+        String payload = new String(m.payload(), StandardCharsets.UTF_8);
+        String id = payload.substring(0, payload.indexOf('-', 2));
+        lateness.putIfAbsent(id, m.receivedAtUnixMs() - m.dueAtUnixMs());
+      }
+    }
+    return lateness;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  /** /ready answers 200, and a message published now on a new topic reaches a new subscriber. */
+  private static void assertStillServes() throws Exception {
+    HttpResponse<String> ready = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(
+        "http://127.0.0.1:" + broker.managementPort + "/ready")).timeout(Duration.ofSeconds(5)).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertEquals(200, ready.statusCode(), "broker not ready: " + ready.body());
+    String topic = "still-serves-" + UUID.randomUUID();
+    String payload = "alive-" + UUID.randomUUID();
+    LinkedBlockingQueue<ReceivedMessage> got = new LinkedBlockingQueue<>();
+    try (FutureQConsumer consumer = client.subscribe(topic, "check", got::add, ConsumerOptions.defaults())) {
+      producer.send(OutgoingMessage.to(topic).payload(payload).build()).get(10, TimeUnit.SECONDS);
+      ReceivedMessage m = got.poll(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+      assertNotNull(m, "a normal publish and consume still work");
+      assertEquals(payload, new String(m.payload(), StandardCharsets.UTF_8));
+    }
+  }
+
+  private static long usedHeapAfterGc() throws InterruptedException {
+    for (int i = 0; i < 3; i++) {
+      System.gc();
+      Thread.sleep(300);
+    }
+    return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+  }
+
+  private static long mib(long bytes) {
+    return bytes >> 20;
+  }
+
+  private static void say(String line) {
+    System.out.println("[hostile] " + line);
+  }
+}

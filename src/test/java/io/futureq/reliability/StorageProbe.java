@@ -1,0 +1,58 @@
+package io.futureq.reliability;
+
+import io.futureq.storage.MessageIds;
+import io.futureq.storage.StorageKeys;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.rocksdb.ColumnFamilyDescriptor;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.DBOptions;
+import org.rocksdb.RocksDB;
+
+/**
+ * Reads a dead broker's data directory (read-only, after its SIGKILL and before its restart) to
+ * tell which messages a group's acks had made durable: the message is gone from the messages
+ * column family, or the group's ack mark is in the index. This is what the restarted broker
+ * recovers, so a later delivery of such a message is a resurrection, exactly.
+ *
+ * <p>White box: it knows the column families of {@code RocksStore} and the key layout of
+ * {@link StorageKeys}; change it with them.
+ */
+final class StorageProbe {
+  static {
+    RocksDB.loadLibrary();
+  }
+
+  private StorageProbe() {}
+
+  /** Of {@code messageIds} (of {@code topic}), those whose ack by {@code group} is durable in {@code data}. */
+  static Set<String> durablyAcked(Path data, String topic, String group, Collection<String> messageIds)
+      throws Exception {
+    List<ColumnFamilyDescriptor> families = List.of(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY),
+        new ColumnFamilyDescriptor("messages".getBytes(StandardCharsets.UTF_8)),
+        new ColumnFamilyDescriptor("index".getBytes(StandardCharsets.UTF_8)));
+    List<ColumnFamilyHandle> handles = new ArrayList<>();
+    Set<String> done = new HashSet<>();
+    try (DBOptions options = new DBOptions();
+        RocksDB db = RocksDB.openReadOnly(options, data.toString(), families, handles)) {
+      try {
+        ColumnFamilyHandle messages = handles.get(1);
+        ColumnFamilyHandle index = handles.get(2);
+        for (String id : messageIds) {
+          byte[] key = MessageIds.storageKey(topic, id);
+          if (db.get(messages, key) == null || db.get(index, StorageKeys.ackMark(key, group)) != null) {
+            done.add(id);
+          }
+        }
+      } finally {
+        handles.forEach(ColumnFamilyHandle::close);
+      }
+    }
+    return done;
+  }
+}
