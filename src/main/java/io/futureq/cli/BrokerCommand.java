@@ -27,6 +27,10 @@ abstract class BrokerCommand implements Callable<Integer> {
 
   @Override
   public final Integer call() {
+    if (server.address == null) {
+      throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+          "Missing required option: '--server=HOST:PORT'");
+    }
     try {
       prepare();
     } catch (UncheckedIOException e) {

@@ -12,6 +12,7 @@ import picocli.CommandLine.Option;
 
 /** {@code futureq cluster}: shows the broker's mode, cluster members and, when clustered, its Raft view. */
 @Command(name = "cluster", mixinStandardHelpOptions = true,
+    subcommands = {ClusterJoinCommand.class, ClusterLeaveCommand.class},
     description = "Show the mode (standalone or cluster), this node's id, the members with their status and, "
         + "in cluster mode, the Raft group as this node sees it.")
 final class ClusterCommand extends BrokerCommand {

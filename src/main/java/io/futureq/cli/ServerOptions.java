@@ -14,8 +14,9 @@ import picocli.CommandLine.TypeConversionException;
 
 /** The broker address and request timeout shared by every subcommand that talks to a broker. */
 final class ServerOptions {
-  @Option(names = "--server", required = true, paramLabel = "HOST:PORT", converter = HostPort.class,
-      description = "The broker's gRPC address, e.g. 127.0.0.1:8443.")
+  // Checked in BrokerCommand rather than by picocli, so "cluster join" can run without the parent's --server.
+  @Option(names = "--server", paramLabel = "HOST:PORT", converter = HostPort.class,
+      description = "The broker's gRPC address, e.g. 127.0.0.1:8443 (required).")
   String address;
 
   @Option(names = "--timeout", hidden = true, defaultValue = "10s", converter = DurationConverter.class,

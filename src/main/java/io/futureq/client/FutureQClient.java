@@ -1,7 +1,10 @@
 package io.futureq.client;
 
 import com.typesafe.config.ConfigFactory;
+import io.futureq.api.grpc.AddRaftPeerRequest;
 import io.futureq.api.grpc.AdminClient;
+import io.futureq.api.grpc.RaftInfo;
+import io.futureq.api.grpc.RemoveRaftPeerRequest;
 import io.futureq.api.grpc.CancelRequest;
 import io.futureq.api.grpc.CancelResponse;
 import io.futureq.api.grpc.ClusterInfo;
@@ -108,6 +111,18 @@ public final class FutureQClient implements AutoCloseable {
     }
     return translate(stub.cancel(request).toCompletableFuture()
         .orTimeout(requestTimeout.toMillis(), TimeUnit.MILLISECONDS));
+  }
+
+  /** Clustered mode: adds a node to the Raft group (a listener first, then a voter). */
+  public CompletableFuture<RaftInfo> addRaftPeer(String nodeId, String raftAddress) {
+    return translate(admin().addRaftPeer(AddRaftPeerRequest.newBuilder().setNodeId(nodeId)
+        .setRaftAddress(raftAddress).build()).toCompletableFuture());
+  }
+
+  /** Clustered mode: removes a node from the Raft group. */
+  public CompletableFuture<RaftInfo> removeRaftPeer(String nodeId) {
+    return translate(admin().removeRaftPeer(RemoveRaftPeerRequest.newBuilder().setNodeId(nodeId).build())
+        .toCompletableFuture());
   }
 
   private synchronized AdminClient admin() {

@@ -110,4 +110,18 @@ class StatsClusterCommandTest {
         + "\"commit_index\":10,\"applied_index\":9,\"peers\":{\"n1\":\"h1:3\"},\"listeners\":{}}}",
         ClusterCommand.json(info).toString());
   }
+
+  @Test
+  void clusterJoinAndLeaveNeedAClusteredBroker() {
+    Cli.Result join = Cli.run("cluster", "join", "--server", server, "--node-id", "node-9",
+        "--raft-address", "127.0.0.1:50099");
+    assertEquals(1, join.exit(), join.toString());
+    assertTrue(join.err().contains("FAILED_PRECONDITION"), join.err());
+    assertTrue(join.err().contains("standalone"), join.err());
+    Cli.Result leave = Cli.run("cluster", "leave", "--server", server, "--node-id", "node-9");
+    assertEquals(1, leave.exit(), leave.toString());
+    Cli.Result bad = Cli.run("cluster", "join", "--server", server, "--node-id", "n", "--raft-address", "nope");
+    assertEquals(2, bad.exit(), bad.toString());
+    assertTrue(bad.err().contains("--raft-address"), bad.err());
+  }
 }

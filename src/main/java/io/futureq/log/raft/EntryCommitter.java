@@ -82,19 +82,19 @@ final class EntryCommitter {
     return result;
   }
 
-  /** Submits everything accepted so far, waits for the answers (up to twice the timeout), then closes the client. */
+  /** Submits everything accepted so far, waits for the answers (twice the timeout at most), then closes the client. */
   void close() {
     if (closed) {
       return;
     }
     closed = true;
     queue.add(STOP);
-    long waitMs = timeout.multipliedBy(2).toMillis();
+    long deadline = System.nanoTime() + timeout.multipliedBy(2).toNanos();
     try {
-      thread.join(waitMs);
+      thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
       // Still waiting for a pipeline slot: give up rather than leave the thread behind.
       thread.interrupt();
-      if (outstanding.tryAcquire(maxOutstanding, waitMs, TimeUnit.MILLISECONDS)) {
+      if (outstanding.tryAcquire(maxOutstanding, deadline - System.nanoTime(), TimeUnit.NANOSECONDS)) {
         outstanding.release(maxOutstanding);
       }
     } catch (InterruptedException e) {

@@ -14,8 +14,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
+import java.util.function.Supplier;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
+import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
@@ -87,17 +89,18 @@ public final class RaftEventLog implements EventLog {
     try {
       server = RaftServerFactory.server(settings, properties, ratis);
       server.start();
+      RaftServer started = server;
+      Supplier<RaftGroup> group = () -> RaftServerFactory.currentGroup(started, settings);
+      EntryCommitter committer = new EntryCommitter(() -> RaftServerFactory.client(settings, properties, group.get()),
+          maxCommands, settings.maxEntryBytes(), settings.maxOutstandingEntries(), settings.requestTimeout());
+      return new RaftEventLog(settings, server, ratis, committer,
+          new Membership(server, group, properties, settings.requestTimeout()));
     } catch (IOException | RuntimeException e) {
       closeAfterFailure(server, e);
-      throw new UncheckedIOException(new IOException("cannot start the Raft server of " + settings.nodeId()
-          + " on " + settings.address() + " with storage " + settings.storageDir() + ": " + e.getMessage(), e));
+      throw new UncheckedIOException("cannot start the Raft server of " + settings.nodeId() + " on "
+          + settings.address() + " with storage " + settings.storageDir() + ": " + e.getMessage(),
+          e instanceof IOException io ? io : new IOException(e));
     }
-    RaftServer started = server;
-    EntryCommitter committer = new EntryCommitter(
-        () -> RaftServerFactory.client(settings, properties, RaftServerFactory.currentGroup(started, settings)),
-        maxCommands, settings.maxEntryBytes(), settings.maxOutstandingEntries(), settings.requestTimeout());
-    return new RaftEventLog(settings, server, ratis, committer, new Membership(server,
-        () -> RaftServerFactory.currentGroup(started, settings), properties, settings.requestTimeout()));
   }
 
   @Override

@@ -34,7 +34,7 @@ import org.apache.ratis.util.TimeDuration;
 final class RaftServerFactory {
   /** The one Raft group of a FutureQ cluster; fixed, so every node derives the same id. */
   static final RaftGroupId GROUP_ID = RaftGroupId.valueOf(UUID.fromString("5f0d3a52-7c1e-4b8e-9d27-f0e0a1c2b3d4"));
-  /** Room for the entry's framing beyond its payload in Ratis buffers and gRPC messages. */
+  /** Room for framing beyond an entry's commands in Ratis buffers and gRPC messages. */
   private static final long FRAMING_BYTES = 1L << 20;
   /** A client retries a write on another peer after this pause, until the request timeout. */
   private static final Duration RETRY_PAUSE = Duration.ofMillis(100);
@@ -104,8 +104,9 @@ final class RaftServerFactory {
     RaftServerConfigKeys.Log.setPurgeGap(p, 1);
     RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(settings.logSegmentBytes()));
 
-    // Ratis refuses an entry larger than the appender buffer; the log writer needs the entry plus 8 bytes.
-    long entry = settings.maxEntryBytes();
+    // Ratis refuses a log entry (our entry plus its client and call ids) larger than the appender
+    // buffer; the log writer's buffer must exceed that, and gRPC must carry an append of one entry.
+    long entry = settings.maxEntryBytes() + FRAMING_BYTES;
     RaftServerConfigKeys.Log.Appender.setBufferByteLimit(p, SizeInBytes.valueOf(entry));
     RaftServerConfigKeys.Log.setWriteBufferSize(p, SizeInBytes.valueOf(entry + FRAMING_BYTES));
     RaftServerConfigKeys.Log.setQueueByteLimit(p, SizeInBytes.valueOf(Math.max(entry * 2, 64L << 20)));

@@ -140,18 +140,29 @@ class RaftEventLogTest {
   }
 
   @Test
-  void aCommandWithoutABodyIsRefusedAndAppendsAfterCloseFailWithLogClosed() {
+  void commitsACommandNearTheSizeLimitAndRefusesEmptyOversizedAndLateOnes() throws Exception {
     cluster = RaftCluster.start(dir, 3, NO_SNAPSHOTS, SEGMENT_BYTES);
     RaftNode node = cluster.node(0);
-    RaftCluster.append(node, store(message(TOPIC, "a", 0)));
-    ExecutionException empty = assertThrows(ExecutionException.class,
-        () -> node.log().append(LogCommand.getDefaultInstance()).toCompletableFuture().get(5, TimeUnit.SECONDS));
-    assertTrue(empty.getCause() instanceof IllegalArgumentException, String.valueOf(empty.getCause()));
-    var log = node.log();
-    node.stop();
+    long limit = node.settings().maxEntryBytes();
+    RaftCluster.append(node, store(message(TOPIC, "x".repeat((int) (limit * 3 / 4)), 0)));
 
+    Throwable empty = failure(node.log(), LogCommand.getDefaultInstance());
+    Throwable oversized = failure(node.log(), store(message(TOPIC, "x".repeat((int) limit), 0)));
+    cluster.awaitConverged();
+    cluster.assertStoresEqual(1);
+    RaftEventLog closed = node.log();
+    node.stop();
+    Throwable late = failure(closed, store(message(TOPIC, "late", 0)));
+
+    assertTrue(empty instanceof IllegalArgumentException, String.valueOf(empty));
+    assertTrue(oversized instanceof IllegalArgumentException, String.valueOf(oversized));
+    assertTrue(oversized.getMessage().contains("exceeds futureq.raft.max-entry-size"), oversized.getMessage());
+    assertTrue(late instanceof LogClosedException, String.valueOf(late));
+  }
+
+  private static Throwable failure(RaftEventLog log, LogCommand command) {
     ExecutionException e = assertThrows(ExecutionException.class,
-        () -> log.append(store(message(TOPIC, "b", 0))).toCompletableFuture().get(5, TimeUnit.SECONDS));
-    assertTrue(e.getCause() instanceof LogClosedException, String.valueOf(e.getCause()));
+        () -> log.append(command).toCompletableFuture().get(30, TimeUnit.SECONDS));
+    return e.getCause();
   }
 }

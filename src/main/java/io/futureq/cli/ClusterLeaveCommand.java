@@ -1,0 +1,21 @@
+package io.futureq.cli;
+
+import io.futureq.api.grpc.RaftInfo;
+import io.futureq.client.FutureQClient;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code futureq cluster leave}: removes a node from the Raft group. */
+@Command(name = "leave", mixinStandardHelpOptions = true,
+    description = "Remove a node from the Raft group (stop it afterwards).")
+final class ClusterLeaveCommand extends BrokerCommand {
+  @Option(names = "--node-id", required = true, description = "The node's futureq.node-id.")
+  String nodeId;
+
+  @Override
+  int run(FutureQClient client) throws InterruptedException {
+    RaftInfo raft = server.await(client.removeRaftPeer(nodeId));
+    out().println("removed " + nodeId + "; voters: " + String.join(", ", raft.getPeersMap().keySet()));
+    return 0;
+  }
+}
