@@ -53,6 +53,31 @@ class FrameSizeExperimentTest {
     }
   }
 
+  @Test
+  void bigGrpcMessageAgainstAProcess() throws Exception {
+    if (!Boolean.getBoolean("bigmsg")) {
+      return;
+    }
+    try (BrokerNode node = BrokerNode.create(dir.resolve("q"), "", List.of())) {
+      node.start(java.time.Duration.ofSeconds(90));
+      int mb = Integer.getInteger("mb", 300);
+      byte[] body = new byte[mb << 20];
+      io.grpc.ManagedChannel ch = RawGrpc.channel(node.grpcPort);
+      long start = System.currentTimeMillis();
+      try {
+        RawGrpc.Outcome o = RawGrpc.call(ch, RawGrpc.raw("futureq.v1.Producer/Publish",
+            io.grpc.MethodDescriptor.MethodType.UNARY), new io.grpc.Metadata(), java.time.Duration.ofSeconds(120), body);
+        System.out.println("[bigmsg] " + mb + " MiB Publish -> " + o + " after " + (System.currentTimeMillis() - start) + " ms");
+      } catch (Exception e) {
+        System.out.println("[bigmsg] " + mb + " MiB Publish -> exception " + e);
+      }
+      Thread.sleep(3000);
+      System.out.println("[bigmsg] broker alive: " + node.alive());
+      System.out.println("[bigmsg] tail:\n" + node.tail(15));
+      ch.shutdownNow();
+    }
+  }
+
   static String flood(Socket s, int mb) throws Exception {
     OutputStream out = s.getOutputStream();
     out.write("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
