@@ -61,12 +61,16 @@ final class BenchCommand implements Callable<Integer> {
       description = "How long past --delay-max to wait for stragglers (default ${DEFAULT-VALUE}).")
   Duration extraWait;
 
+  @Option(names = "--publish-only", description = "Only publish (no consumers): for filling a broker with "
+      + "pending messages and measuring the publish rate alone.")
+  boolean publishOnly;
+
   @Option(names = "--json", description = "Print one JSON object.")
   boolean json;
 
   @Override
   public Integer call() throws Exception {
-    if (messages < 1 || payload < 0 || producers < 1 || consumers < 1 || batch < 1 || maxInFlight < 1) {
+    if (messages < 1 || payload < 0 || producers < 1 || consumers < 0 || batch < 1 || maxInFlight < 1) {
       throw new CommandLine.ParameterException(spec.commandLine(),
           "--messages, --producers, --consumers, --batch and --max-in-flight must be positive, --payload >= 0");
     }
@@ -81,7 +85,7 @@ final class BenchCommand implements Callable<Integer> {
     }
     String name = topic != null ? topic : "bench-" + UUID.randomUUID().toString().substring(0, 8);
     BenchRun.Plan plan = new BenchRun.Plan(name, "bench", messages, payload, delayMin, delayMax, burst, producers,
-        consumers, batch, maxInFlight, level, extraWait);
+        publishOnly ? 0 : consumers, batch, maxInFlight, level, extraWait);
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter progress = System.console() != null && !json ? spec.commandLine().getErr() : null;
     BenchRun.Result result;
@@ -90,7 +94,7 @@ final class BenchCommand implements Callable<Integer> {
     }
     out.println(json ? toJson(result) : toText(result));
     out.flush();
-    return result.missing() == 0 && result.publishErrors() == 0 ? 0 : 1;
+    return (publishOnly || result.missing() == 0) && result.publishErrors() == 0 ? 0 : 1;
   }
 
   private static double ms(ConcurrentHistogram h, double percentile) {

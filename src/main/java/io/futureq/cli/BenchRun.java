@@ -12,7 +12,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
@@ -40,6 +39,8 @@ final class BenchRun {
   private final PrintWriter progress;
   private final Set<String> seen = ConcurrentHashMap.newKeySet();
   private final AtomicLong duplicates = new AtomicLong();
+  /** Acked publishes when ids are not tracked (publish-only runs). */
+  private final AtomicLong acked = new AtomicLong();
   private final AtomicLong firstDelivery = new AtomicLong(Long.MAX_VALUE);
   private final AtomicLong lastDelivery = new AtomicLong();
   private final ConcurrentHistogram lateness = new ConcurrentHistogram(3_600_000_000L, 3);
@@ -63,7 +64,9 @@ final class BenchRun {
         lastDelivery.accumulateAndGet(now, Math::max);
       }, ConsumerOptions.defaults().withMaxInFlight(plan.maxInFlight())));
     }
-    Thread.sleep(500);
+    if (!consumers.isEmpty()) {
+      Thread.sleep(500);
+    }
     long burstDue = System.currentTimeMillis() + plan.delayMin().toMillis();
     Set<String> published = ConcurrentHashMap.newKeySet();
     AtomicLong errors = new AtomicLong();
@@ -76,13 +79,16 @@ final class BenchRun {
       t.start();
     }
     while (producers.stream().anyMatch(Thread::isAlive)) {
-      report("publishing", published.size());
+      report("publishing", published.size() + acked.get());
       producers.get(0).join(500);
     }
     for (Thread t : producers) {
       t.join();
     }
     long publishNanos = System.nanoTime() - start;
+    if (plan.consumers() == 0) {
+      return new Result(plan, publishNanos, acked.get(), errors.get(), 0, 0, 0, 0, 0, 0, lateness);
+    }
     long deadline = System.currentTimeMillis() + plan.delayMax().toMillis() + plan.extraWait().toMillis();
     while (!seen.containsAll(published) && System.currentTimeMillis() < deadline) {
       report("consuming", seen.size());
@@ -104,8 +110,9 @@ final class BenchRun {
     java.util.Arrays.fill(payload, (byte) 'x');
     ProducerOptions options = ProducerOptions.defaults().withBatchMessages(plan.batch()).withAckLevel(plan.ackLevel())
         .withMaxOutstandingMessages(Math.max(plan.batch() * 64, 10_000));
+    boolean track = plan.consumers() > 0;
+    AtomicLong done = new AtomicLong();
     try (FutureQProducer producer = client.producer(options)) {
-      List<CompletableFuture<String>> pending = new ArrayList<>();
       ThreadLocalRandom random = ThreadLocalRandom.current();
       long min = plan.delayMin().toMillis();
       long max = Math.max(min, plan.delayMax().toMillis());
@@ -116,16 +123,26 @@ final class BenchRun {
         } else {
           m.delay(Duration.ofMillis(min == max ? min : random.nextLong(min, max + 1)));
         }
-        pending.add(producer.send(m.build()).whenComplete((id, e) -> {
+        producer.send(m.build()).whenComplete((id, e) -> {
           if (e != null) {
             errors.incrementAndGet();
-          } else {
+          } else if (track) {
             published.add(id);
+          } else {
+            acked.incrementAndGet();
           }
-        }));
+          done.incrementAndGet();
+        });
       }
       producer.flush();
-      CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).exceptionally(e -> null).join();
+      while (done.get() < count) {
+        try {
+          Thread.sleep(5);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+      }
     }
   }
 

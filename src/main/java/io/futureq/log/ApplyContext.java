@@ -53,15 +53,19 @@ final class ApplyContext implements AutoCloseable {
 
   /** Keys starting with {@code prefix}, as committed and then changed by this entry. */
   List<byte[]> keysWithPrefix(Space space, byte[] prefix) {
-    byte[] end = StorageKeys.prefixEnd(prefix);
+    return keysInRange(space, prefix, StorageKeys.prefixEnd(prefix));
+  }
+
+  /** Keys with {@code from <= key < end} ({@code end} null: to the end), as committed and then changed by this entry. */
+  List<byte[]> keysInRange(Space space, byte[] from, byte[] end) {
     TreeMap<byte[], byte[]> merged = new TreeMap<>(Arrays::compareUnsigned);
-    try (OrderedStore.View view = store.view(); OrderedStore.RangeIterator it = view.range(space, prefix, end)) {
+    try (OrderedStore.View view = store.view(); OrderedStore.RangeIterator it = view.range(space, from, end)) {
       for (; it.valid(); it.next()) {
         merged.put(it.key(), it.value());
       }
     }
-    Map<byte[], byte[]> changes = end == null ? overlay.get(space).tailMap(prefix)
-        : overlay.get(space).subMap(prefix, end);
+    Map<byte[], byte[]> changes = end == null ? overlay.get(space).tailMap(from)
+        : overlay.get(space).subMap(from, end);
     merged.putAll(changes);
     List<byte[]> keys = new ArrayList<>();
     merged.forEach((k, v) -> {

@@ -188,6 +188,8 @@ public final class BrokerStateMachine {
         case CREATE_GROUP: return createGroup(command.getCreateGroup());
         case EXPIRE: return expire(command.getExpire());
         case DEAD_LETTER: return deadLetter(command.getDeadLetter());
+        case JOURNAL_WRITE: return JournalApply.write(ctx, command.getJournalWrite());
+        case JOURNAL_DELETE: return JournalApply.delete(ctx, command.getJournalDelete());
         default: throw new IllegalArgumentException("log command without a body: " + command);
       }
     }

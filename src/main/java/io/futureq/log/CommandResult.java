@@ -36,6 +36,15 @@ public sealed interface CommandResult {
   /** A message moved to the dead-letter topic; {@code copy} is the new message, null if it was gone. */
   record DeadLettered(String topic, String group, StoredRef copy) implements CommandResult {}
 
+  /** A JournalWrite: how many Pekko Persistence events it stored. */
+  record JournalWritten(int events) implements CommandResult {}
+
+  /**
+   * A JournalDelete: {@code deletedTo} is the persistence id's deleted-to mark afterwards, {@code removed} the
+   * number of events it removed.
+   */
+  record JournalDeleted(String persistenceId, long deletedTo, int removed) implements CommandResult {}
+
   /** Why messages were removed. */
   enum Reason { ACKED, EXPIRED, CANCELLED, DEAD_LETTERED }
 }

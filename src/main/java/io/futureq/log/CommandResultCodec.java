@@ -8,6 +8,8 @@ import io.futureq.log.proto.ApplyResults;
 import io.futureq.log.proto.CancelledResult;
 import io.futureq.log.proto.DeadLetteredResult;
 import io.futureq.log.proto.GroupCreatedResult;
+import io.futureq.log.proto.JournalDeletedResult;
+import io.futureq.log.proto.JournalWrittenResult;
 import io.futureq.log.proto.RemovalReason;
 import io.futureq.log.proto.RemovedResult;
 import io.futureq.log.proto.StoredMessageRef;
@@ -69,6 +71,11 @@ public final class CommandResultCodec {
         dead.setCopy(encodeRef(d.copy()));
       }
       out.setDeadLettered(dead);
+    } else if (result instanceof CommandResult.JournalWritten w) {
+      out.setJournalWritten(JournalWrittenResult.newBuilder().setEvents(w.events()));
+    } else if (result instanceof CommandResult.JournalDeleted d) {
+      out.setJournalDeleted(JournalDeletedResult.newBuilder().setPersistenceId(d.persistenceId())
+          .setDeletedTo(d.deletedTo()).setRemoved(d.removed()));
     } else {
       throw new IllegalArgumentException("no encoding for result " + result);
     }
@@ -100,6 +107,12 @@ public final class CommandResultCodec {
       case DEAD_LETTERED: {
         DeadLetteredResult d = result.getDeadLettered();
         return new CommandResult.DeadLettered(d.getTopic(), d.getGroup(), d.hasCopy() ? decodeRef(d.getCopy()) : null);
+      }
+      case JOURNAL_WRITTEN:
+        return new CommandResult.JournalWritten(result.getJournalWritten().getEvents());
+      case JOURNAL_DELETED: {
+        JournalDeletedResult d = result.getJournalDeleted();
+        return new CommandResult.JournalDeleted(d.getPersistenceId(), d.getDeletedTo(), d.getRemoved());
       }
       default:
         throw new IllegalArgumentException("apply result without a body: " + result);

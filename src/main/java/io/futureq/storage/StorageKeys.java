@@ -17,6 +17,9 @@ public final class StorageKeys {
   private static final byte MESSAGE_KEY = 'k';
   private static final byte EXPIRY = 'x';
   private static final byte ACK_MARK = 'a';
+  private static final byte JOURNAL_EVENT = 'J';
+  private static final byte JOURNAL_HIGHEST = 'H';
+  private static final byte JOURNAL_DELETED_TO = 'D';
 
   private StorageKeys() {}
 
@@ -103,6 +106,32 @@ public final class StorageKeys {
 
   public static byte[] ackMarkPrefix(byte[] messageKey) {
     return ByteBuffer.allocate(1 + MESSAGE_KEY_LENGTH).put(ACK_MARK).put(messageKey).array();
+  }
+
+  /**
+   * A Pekko Persistence event: {@code 'J' | persistenceId | 0x00 | sequenceNr(8)}, so one persistence id's events
+   * sort by sequence number (which is never negative). The journal refuses persistence ids containing 0x00.
+   */
+  public static byte[] journalEvent(String persistenceId, long sequenceNr) {
+    return withTopic(JOURNAL_EVENT, persistenceId, 8).putLong(sequenceNr).array();
+  }
+
+  public static byte[] journalEventPrefix(String persistenceId) {
+    return withTopic(JOURNAL_EVENT, persistenceId, 0).array();
+  }
+
+  public static long sequenceNrOf(byte[] journalEventKey) {
+    return ByteBuffer.wrap(journalEventKey).getLong(journalEventKey.length - 8);
+  }
+
+  /** The highest sequence number ever written for a persistence id (deletes keep it). */
+  public static byte[] journalHighest(String persistenceId) {
+    return withTopic(JOURNAL_HIGHEST, persistenceId, 0).array();
+  }
+
+  /** The sequence number up to which a persistence id's events were deleted. */
+  public static byte[] journalDeletedTo(String persistenceId) {
+    return withTopic(JOURNAL_DELETED_TO, persistenceId, 0).array();
   }
 
   /** The smallest key greater than every key starting with {@code prefix}, or null if none exists. */

@@ -86,6 +86,13 @@ class CommandResultCodecTest {
   }
 
   @Test
+  void journalResultsRoundTrip() {
+    assertEquals(new CommandResult.JournalWritten(3), roundTrip(new CommandResult.JournalWritten(3)));
+    assertEquals(new CommandResult.JournalDeleted("cart-1", 42, 7),
+        roundTrip(new CommandResult.JournalDeleted("cart-1", 42, 7)));
+  }
+
+  @Test
   void aMixedEntryKeepsOneResultPerCommandInOrder() {
     List<CommandResult> results = List.of(new CommandResult.GroupCreated("orders", "billing", false),
         new CommandResult.Stored(List.of(new StoredRef(KEY_A, MESSAGE, false))),
