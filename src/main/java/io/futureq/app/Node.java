@@ -8,6 +8,7 @@ import io.futureq.api.HealthService;
 import io.futureq.api.NodeDirectory;
 import io.futureq.api.ProducerService;
 import io.futureq.config.BrokerSettings;
+import io.futureq.journal.JournalBackend;
 import io.futureq.log.BrokerStateMachine;
 import io.futureq.log.EventLog;
 import io.futureq.log.LocalEventLog;
@@ -122,6 +123,7 @@ public final class Node implements AutoCloseable {
     EventLog eventLog = clustered ? raftLog : new LocalEventLog(store, stateMachine, settings.storage().fsync(),
         settings.storage().groupCommitMaxCommands(), settings.storage().maxQueuedCommands(), announcer,
         logMetrics::recordCommit);
+    JournalBackend.get(system).bind(eventLog, store);
     Executor storageExecutor = system.dispatchers().lookup(DispatcherSelector.fromConfig("futureq-blocking-dispatcher"));
     TopicEntity.init(sharding, new TopicContext(settings.topic(), settings.group(), store, stateMachine.bucketMs(),
         eventLog, storageExecutor, askTimeout, settings.limits().maxConsumersPerGroup(), localTopics));

@@ -56,7 +56,7 @@ final class ApplyContext implements AutoCloseable {
     return keysInRange(space, prefix, StorageKeys.prefixEnd(prefix));
   }
 
-  /** Keys with {@code from <= key < end} ({@code end} null: to the end), as committed and then changed by this entry. */
+  /** Keys with {@code from <= key < end} ({@code end} null: to the end), as committed and then changed here. */
   List<byte[]> keysInRange(Space space, byte[] from, byte[] end) {
     TreeMap<byte[], byte[]> merged = new TreeMap<>(Arrays::compareUnsigned);
     try (OrderedStore.View view = store.view(); OrderedStore.RangeIterator it = view.range(space, from, end)) {

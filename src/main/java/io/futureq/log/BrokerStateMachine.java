@@ -131,7 +131,7 @@ public final class BrokerStateMachine {
   /** Computes the writes of log entry {@code index}; see the class contract. */
   public Prepared prepare(long index, List<LogCommand> commands) {
     ApplyContext ctx = new ApplyContext(store);
-    Apply apply = new Apply(ctx, nextEventId);
+    Apply apply = new Apply(ctx, index, nextEventId);
     List<CommandResult> results = new ArrayList<>(commands.size());
     for (LogCommand command : commands) {
       results.add(apply.command(command));
@@ -173,10 +173,12 @@ public final class BrokerStateMachine {
 
   private final class Apply {
     private final ApplyContext ctx;
+    private final long index;
     private long nextEventId;
 
-    Apply(ApplyContext ctx, long nextEventId) {
+    Apply(ApplyContext ctx, long index, long nextEventId) {
       this.ctx = ctx;
+      this.index = index;
       this.nextEventId = nextEventId;
     }
 
@@ -188,8 +190,8 @@ public final class BrokerStateMachine {
         case CREATE_GROUP: return createGroup(command.getCreateGroup());
         case EXPIRE: return expire(command.getExpire());
         case DEAD_LETTER: return deadLetter(command.getDeadLetter());
-        case JOURNAL_WRITE: return JournalApply.write(ctx, command.getJournalWrite());
-        case JOURNAL_DELETE: return JournalApply.delete(ctx, command.getJournalDelete());
+        case JOURNAL_WRITE: return JournalApply.write(ctx, index, command.getJournalWrite());
+        case JOURNAL_DELETE: return JournalApply.delete(ctx, index, command.getJournalDelete());
         default: throw new IllegalArgumentException("log command without a body: " + command);
       }
     }

@@ -36,14 +36,17 @@ public sealed interface CommandResult {
   /** A message moved to the dead-letter topic; {@code copy} is the new message, null if it was gone. */
   record DeadLettered(String topic, String group, StoredRef copy) implements CommandResult {}
 
-  /** A JournalWrite: how many Pekko Persistence events it stored. */
-  record JournalWritten(int events) implements CommandResult {}
+  /**
+   * A JournalWrite: how many Pekko Persistence events it stored, and the log index it was applied at (the same on
+   * every replica), so a reader can wait until its own replica has applied it.
+   */
+  record JournalWritten(int events, long logIndex) implements CommandResult {}
 
   /**
    * A JournalDelete: {@code deletedTo} is the persistence id's deleted-to mark afterwards, {@code removed} the
-   * number of events it removed.
+   * number of events it removed, {@code logIndex} the log index it was applied at.
    */
-  record JournalDeleted(String persistenceId, long deletedTo, int removed) implements CommandResult {}
+  record JournalDeleted(String persistenceId, long deletedTo, int removed, long logIndex) implements CommandResult {}
 
   /** Why messages were removed. */
   enum Reason { ACKED, EXPIRED, CANCELLED, DEAD_LETTERED }

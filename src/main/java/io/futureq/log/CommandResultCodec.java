@@ -72,10 +72,10 @@ public final class CommandResultCodec {
       }
       out.setDeadLettered(dead);
     } else if (result instanceof CommandResult.JournalWritten w) {
-      out.setJournalWritten(JournalWrittenResult.newBuilder().setEvents(w.events()));
+      out.setJournalWritten(JournalWrittenResult.newBuilder().setEvents(w.events()).setLogIndex(w.logIndex()));
     } else if (result instanceof CommandResult.JournalDeleted d) {
       out.setJournalDeleted(JournalDeletedResult.newBuilder().setPersistenceId(d.persistenceId())
-          .setDeletedTo(d.deletedTo()).setRemoved(d.removed()));
+          .setDeletedTo(d.deletedTo()).setRemoved(d.removed()).setLogIndex(d.logIndex()));
     } else {
       throw new IllegalArgumentException("no encoding for result " + result);
     }
@@ -109,10 +109,12 @@ public final class CommandResultCodec {
         return new CommandResult.DeadLettered(d.getTopic(), d.getGroup(), d.hasCopy() ? decodeRef(d.getCopy()) : null);
       }
       case JOURNAL_WRITTEN:
-        return new CommandResult.JournalWritten(result.getJournalWritten().getEvents());
+        return new CommandResult.JournalWritten(result.getJournalWritten().getEvents(),
+            result.getJournalWritten().getLogIndex());
       case JOURNAL_DELETED: {
         JournalDeletedResult d = result.getJournalDeleted();
-        return new CommandResult.JournalDeleted(d.getPersistenceId(), d.getDeletedTo(), d.getRemoved());
+        return new CommandResult.JournalDeleted(d.getPersistenceId(), d.getDeletedTo(), d.getRemoved(),
+            d.getLogIndex());
       }
       default:
         throw new IllegalArgumentException("apply result without a body: " + result);

@@ -16,7 +16,7 @@ import java.util.List;
 final class JournalApply {
   private JournalApply() {}
 
-  static CommandResult write(ApplyContext ctx, JournalWrite write) {
+  static CommandResult write(ApplyContext ctx, long index, JournalWrite write) {
     for (JournalEvent event : write.getEventsList()) {
       String id = event.getPersistenceId();
       ctx.put(Space.INDEX, StorageKeys.journalEvent(id, event.getSequenceNr()), event.getPayload().toByteArray());
@@ -25,24 +25,24 @@ final class JournalApply {
         ctx.put(Space.INDEX, highestKey, longBytes(event.getSequenceNr()));
       }
     }
-    return new CommandResult.JournalWritten(write.getEventsCount());
+    return new CommandResult.JournalWritten(write.getEventsCount(), index);
   }
 
   /** Removes events up to {@code min(to, highest)}; the highest sequence number is never lowered. */
-  static CommandResult delete(ApplyContext ctx, JournalDelete delete) {
+  static CommandResult delete(ApplyContext ctx, long index, JournalDelete delete) {
     String id = delete.getPersistenceId();
     byte[] markKey = StorageKeys.journalDeletedTo(id);
     long mark = readLong(ctx, markKey);
     long to = Math.min(delete.getToSequenceNr(), readLong(ctx, StorageKeys.journalHighest(id)));
     if (to <= mark) {
-      return new CommandResult.JournalDeleted(id, mark, 0);
+      return new CommandResult.JournalDeleted(id, mark, 0, index);
     }
     byte[] end = to == Long.MAX_VALUE ? StorageKeys.prefixEnd(StorageKeys.journalEventPrefix(id))
         : StorageKeys.journalEvent(id, to + 1);
     List<byte[]> keys = ctx.keysInRange(Space.INDEX, StorageKeys.journalEvent(id, mark + 1), end);
     keys.forEach(key -> ctx.delete(Space.INDEX, key));
     ctx.put(Space.INDEX, markKey, longBytes(to));
-    return new CommandResult.JournalDeleted(id, to, keys.size());
+    return new CommandResult.JournalDeleted(id, to, keys.size(), index);
   }
 
   private static long readLong(ApplyContext ctx, byte[] key) {

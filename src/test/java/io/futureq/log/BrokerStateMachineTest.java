@@ -16,13 +16,18 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.google.protobuf.ByteString;
 import io.futureq.log.CommandResult.Reason;
 import io.futureq.log.CommandResult.StoredRef;
+import io.futureq.log.proto.JournalDelete;
+import io.futureq.log.proto.JournalEvent;
+import io.futureq.log.proto.JournalWrite;
 import io.futureq.log.proto.LogCommand;
 import io.futureq.log.proto.NewMessage;
 import io.futureq.log.proto.StoredMessage;
 import io.futureq.storage.OrderedStore.Space;
 import io.futureq.storage.StorageKeys;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -104,6 +109,38 @@ class BrokerStateMachineTest {
     assertTrue(stored(results.get(1)).get(0).duplicate());
     assertArrayEquals(stored(results.get(0)).get(0).storageKey(), stored(results.get(1)).get(0).storageKey());
     assertEquals(1, pending(TOPIC));
+  }
+
+  @Test
+  void journalDeleteRemovesEventsUpToItsMarkAndNeverLowersTheHighestSequenceNr() {
+    testLog.log().close();
+    BrokerStateMachine.Prepared prepared = testLog.stateMachine().prepare(1, List.of(
+        journalWrite("cart", 1, 2, 3), journalWrite("cart-2", 1), journalDelete("cart", 2), journalDelete("cart", 1)));
+    testLog.store().commit(prepared.batch(), true);
+    List<CommandResult> results = prepared.results();
+    testLog.stateMachine().committed(prepared);
+
+    assertEquals(new CommandResult.JournalWritten(3, 1), results.get(0));
+    assertEquals(new CommandResult.JournalDeleted("cart", 2, 2, 1), results.get(2));
+    assertEquals(new CommandResult.JournalDeleted("cart", 2, 0, 1), results.get(3));
+    assertEquals(1, testLog.countIndexKeys(StorageKeys.journalEventPrefix("cart")));
+    assertNotNull(testLog.store().get(Space.INDEX, StorageKeys.journalEvent("cart", 3)));
+    assertEquals(1, testLog.countIndexKeys(StorageKeys.journalEventPrefix("cart-2")));
+    assertEquals(3, longAt(StorageKeys.journalHighest("cart")));
+  }
+
+  @Test
+  void journalDeletePastTheHighestSequenceNrStopsAtIt() {
+    apply(journalWrite("cart", 1, 2));
+
+    CommandResult.JournalDeleted deleted = (CommandResult.JournalDeleted) apply(journalDelete("cart", Long.MAX_VALUE));
+    apply(journalWrite("cart", 3));
+
+    assertEquals(2, deleted.deletedTo());
+    assertEquals(2, deleted.removed());
+    assertEquals(2, longAt(StorageKeys.journalDeletedTo("cart")));
+    assertEquals(3, longAt(StorageKeys.journalHighest("cart")));
+    assertEquals(1, testLog.countIndexKeys(StorageKeys.journalEventPrefix("cart")));
   }
 
   @Test
@@ -291,6 +328,24 @@ class BrokerStateMachineTest {
 
   private CommandResult apply(LogCommand command) {
     return testLog.apply(command);
+  }
+
+  private long longAt(byte[] indexKey) {
+    return ByteBuffer.wrap(testLog.store().get(Space.INDEX, indexKey)).getLong();
+  }
+
+  private static LogCommand journalWrite(String persistenceId, long... sequenceNrs) {
+    JournalWrite.Builder write = JournalWrite.newBuilder();
+    for (long seq : sequenceNrs) {
+      write.addEvents(JournalEvent.newBuilder().setPersistenceId(persistenceId)
+          .setSequenceNr(seq).setPayload(ByteString.copyFromUtf8("e" + seq)));
+    }
+    return LogCommand.newBuilder().setJournalWrite(write).build();
+  }
+
+  private static LogCommand journalDelete(String persistenceId, long toSequenceNr) {
+    return LogCommand.newBuilder().setJournalDelete(JournalDelete.newBuilder()
+        .setPersistenceId(persistenceId).setToSequenceNr(toSequenceNr)).build();
   }
 
   private long pending(String topic) {

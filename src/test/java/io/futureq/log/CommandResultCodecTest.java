@@ -87,9 +87,9 @@ class CommandResultCodecTest {
 
   @Test
   void journalResultsRoundTrip() {
-    assertEquals(new CommandResult.JournalWritten(3), roundTrip(new CommandResult.JournalWritten(3)));
-    assertEquals(new CommandResult.JournalDeleted("cart-1", 42, 7),
-        roundTrip(new CommandResult.JournalDeleted("cart-1", 42, 7)));
+    assertEquals(new CommandResult.JournalWritten(3, 17), roundTrip(new CommandResult.JournalWritten(3, 17)));
+    assertEquals(new CommandResult.JournalDeleted("cart-1", 42, 7, 18),
+        roundTrip(new CommandResult.JournalDeleted("cart-1", 42, 7, 18)));
   }
 
   @Test

@@ -584,26 +584,37 @@ public final class CrashLoop {
    * {@code CrashLoop ROUNDS DIR [--rate N] [--seed S] [--launcher CMD]}: runs the loop, prints the
    * figures, exits 0 if no guarantee was violated, 1 otherwise, 2 on bad arguments.
    */
-  public static void main(String[] args) throws Exception {
-    if (args.length < 2) {
-      System.err.println("usage: CrashLoop ROUNDS DIR [--rate N] [--seed S] [--launcher CMD]");
-      System.exit(2);
-    }
-    Options options = Options.of(Integer.parseInt(args[0]), Path.of(args[1]).toAbsolutePath());
-    for (int i = 2; i + 1 < args.length; i += 2) {
-      switch (args[i]) {
-        case "--rate" -> options = options.withRate(Integer.parseInt(args[i + 1]));
-        case "--seed" -> options = options.withSeed(Long.parseLong(args[i + 1]));
-        case "--launcher" -> options = options.withLauncher(Arrays.asList(args[i + 1].split(" ")));
-        default -> {
-          System.err.println("unknown option " + args[i]);
-          System.exit(2);
+  public static void main(String[] args) {
+    Options options = null;
+    try {
+      if (args.length < 2 || args.length % 2 != 0) {
+        throw new IllegalArgumentException("expected ROUNDS DIR and option pairs");
+      }
+      options = Options.of(Integer.parseInt(args[0]), Path.of(args[1]).toAbsolutePath());
+      for (int i = 2; i + 1 < args.length; i += 2) {
+        switch (args[i]) {
+          case "--rate" -> options = options.withRate(Integer.parseInt(args[i + 1]));
+          case "--seed" -> options = options.withSeed(Long.parseLong(args[i + 1]));
+          case "--launcher" -> options = options.withLauncher(Arrays.asList(args[i + 1].trim().split("\\s+")));
+          default -> throw new IllegalArgumentException("unknown option " + args[i]);
         }
       }
+    } catch (IllegalArgumentException e) {
+      System.err.println("CrashLoop: " + e.getMessage()
+          + "\nusage: CrashLoop ROUNDS DIR [--rate N] [--seed S] [--launcher CMD]");
+      System.exit(2);
     }
-    Report report = run(options);
-    System.out.print(report.format());
-    Files.writeString(options.workDir().resolve("crash-loop.report"), report.format());
-    System.exit(report.ok() ? 0 : 1);
+    int status;
+    try {
+      Report report = run(options);
+      System.out.print(report.format());
+      Files.writeString(options.workDir().resolve("crash-loop.report"), report.format());
+      status = report.ok() ? 0 : 1;
+    } catch (Throwable t) {
+      System.err.println("CrashLoop failed: " + t);
+      t.printStackTrace();
+      status = 1;
+    }
+    System.exit(status);
   }
 }

@@ -107,30 +107,62 @@ class HostileInputTest {
   @Test
   void randomBytesOnTheGrpcPortAreDroppedAndTheBrokerKeepsServing() throws Exception {
     Random random = new Random(42);
-    byte[] preface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
-    List<String> outcomes = new ArrayList<>();
-    for (int i = 0; i < 8; i++) {
-      byte[] garbage = new byte[2048 + random.nextInt(4096)];
-      random.nextBytes(garbage);
-      // even connections: pure noise; odd ones: the HTTP/2 preface, then noise where frames belong
-      byte[] bytes = garbage;
-      if (i % 2 == 1) {
-        bytes = new byte[preface.length + garbage.length];
-        System.arraycopy(preface, 0, bytes, 0, preface.length);
-        System.arraycopy(garbage, 0, bytes, preface.length, garbage.length);
-      }
-      outcomes.add((i % 2 == 0 ? "noise" : "preface+noise") + ": " + sendAndAwaitClose(bytes));
+    List<String> noise = new ArrayList<>();
+    List<String> frames = new ArrayList<>();
+    List<String> unframed = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      noise.add(sendAndAwaitClose(randomBytes(random, 2048 + random.nextInt(4096)), WAIT));
+      frames.add(sendAndAwaitClose(concat(PREFACE, randomFrames(random, 4096)), WAIT));
     }
-    say("(a) random bytes, 8 connections: " + outcomes);
-    for (String outcome : outcomes) {
-      assertTrue(outcome.contains("closed by the broker"), outcomes.toString());
+    for (int i = 0; i < 2; i++) {
+      // the 9 bytes after the preface declare a frame of up to 16 MiB, which the broker then waits for
+      unframed.add(sendAndAwaitClose(concat(PREFACE, randomBytes(random, 4096)), Duration.ofSeconds(3)));
+    }
+    say("(a) random bytes (HTTP/1 parser): " + noise);
+    say("(a) HTTP/2 preface + random frames of legal sizes: " + frames);
+    say("(a) HTTP/2 preface + raw noise (random frame lengths): " + unframed);
+    for (String outcome : noise) {
+      assertTrue(outcome.startsWith("closed by the broker"), noise.toString());
+    }
+    for (String outcome : frames) {
+      assertTrue(outcome.startsWith("closed by the broker"), frames.toString());
     }
   }
 
+  private static final byte[] PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
+
+  private static byte[] randomBytes(Random random, int n) {
+    byte[] bytes = new byte[n];
+    random.nextBytes(bytes);
+    return bytes;
+  }
+
+  /** Frames with random type, flags, stream and payload, each within the default 16 KiB frame size. */
+  private static byte[] randomFrames(Random random, int total) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    while (out.size() < total) {
+      int length = random.nextInt(512);
+      out.write(length >> 16);
+      out.write(length >> 8);
+      out.write(length);
+      out.write(random.nextInt(10));
+      out.write(random.nextInt(256));
+      out.writeBytes(java.nio.ByteBuffer.allocate(4).putInt(random.nextInt()).array());
+      out.writeBytes(randomBytes(random, length));
+    }
+    return out.toByteArray();
+  }
+
+  private static byte[] concat(byte[] a, byte[] b) {
+    byte[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, out, a.length, b.length);
+    return out;
+  }
+
   /** Writes {@code bytes} (stopping if the broker closes first) and reads until the broker closes. */
-  private static String sendAndAwaitClose(byte[] bytes) throws Exception {
+  private static String sendAndAwaitClose(byte[] bytes, Duration wait) throws Exception {
     try (Socket socket = new Socket("127.0.0.1", port)) {
-      socket.setSoTimeout((int) WAIT.toMillis());
+      socket.setSoTimeout((int) wait.toMillis());
       OutputStream out = socket.getOutputStream();
       int written = 0;
       try {
@@ -150,7 +182,8 @@ class HostileInputTest {
           answer.write(buffer, 0, n);
         }
       } catch (SocketTimeoutException e) {
-        return "still open after " + WAIT + " (" + answer.size() + " bytes answered)";
+        return "still open after " + wait.toMillis() + " ms (" + answer.size() + " bytes answered: "
+            + frameTypes(answer.toByteArray()) + ")";
       } catch (java.io.IOException e) {
         // reset by the broker: closed too
       }
@@ -396,7 +429,6 @@ class HostileInputTest {
     stalled.sendMessage(ConsumerFrame.newBuilder().setInit(SubscribeInit.newBuilder().setTopic(topic).setGroup("A")
         .setMaxInFlight(50)).build());
 
-    Map<String, Long> sentAt = new ConcurrentHashMap<>();
     LinkedBlockingQueue<ReceivedMessage> groupB = new LinkedBlockingQueue<>();
     LinkedBlockingQueue<ReceivedMessage> groupA = new LinkedBlockingQueue<>();
     try (FutureQConsumer b = client.subscribe(topic, "B", groupB::add, ConsumerOptions.defaults());
@@ -404,35 +436,58 @@ class HostileInputTest {
       assertEquals(2, awaitConsumers(topic, "A", 2, WAIT), "stalled + normal consumer in group A");
       assertEquals(1, awaitConsumers(topic, "B", 1, WAIT), "normal consumer in group B");
       for (int i = 0; i < count; i++) {
-        String payload = "f-" + i + "-" + padding;
-        sentAt.put("f-" + i, System.currentTimeMillis());
-        producer.send(OutgoingMessage.to(topic).payload(payload).build()).get(10, TimeUnit.SECONDS);
+        producer.send(OutgoingMessage.to(topic).payload("f-" + i + "-" + padding).build()).get(10, TimeUnit.SECONDS);
         Thread.sleep(100);
       }
-      Map<String, Long> lateB = receiveAll(groupB, count, Duration.ofSeconds(30));
-      long maxLateB = Collections.max(lateB.values());
-      Map<String, Long> lateA = receiveAll(groupA, count, Duration.ofSeconds(60));
-      long maxLateA = Collections.max(lateA.values());
+      Got gotB = receiveAll(groupB, count, Duration.ofSeconds(30));
+      Got gotA = receiveAll(groupA, count, Duration.ofSeconds(60));
       Status stalledStatus = stalledClosed.getNow(null);
-      int aConsumersAfter = consumers(topic, "A");
-      say("(f) " + count + " messages of 8 KiB; the stalled group-A client's stream: "
-          + (stalledStatus == null ? "still open" : "closed by the broker with " + stalledStatus.getCode()
-          + " (" + stalledStatus.getDescription() + ")") + "; group-A consumers now " + aConsumersAfter
-          + "; group B got all " + lateB.size() + ", latest " + maxLateB + " ms after due; group A's normal "
-          + "consumer got all " + lateA.size() + ", latest " + maxLateA + " ms after due");
-      assertEquals(count, lateB.size());
-      assertTrue(maxLateB < 3000, "group B kept receiving on time; latest delivery " + maxLateB + " ms after due");
-      assertEquals(count, lateA.size());
+      say("(f) " + count + " messages of 8 KiB at 10/s; the stalled group-A client (max_in_flight 50, 64 KiB window, "
+          + "never reads): " + (stalledStatus == null ? "stream still open" : "closed with " + stalledStatus.getCode())
+          + ", group A has " + consumers(topic, "A") + " consumers; group B got " + gotB.lateness().size()
+          + ", latest " + gotB.maxLateness() + " ms after due, max attempt " + gotB.maxAttempt()
+          + "; group A's normal consumer got " + gotA.lateness().size() + ", latest " + gotA.maxLateness()
+          + " ms after due, max attempt " + gotA.maxAttempt());
+      assertEquals(count, gotB.lateness().size(), "group B got every message");
+      assertTrue(gotB.maxLateness() < 3000, "group B kept receiving on time; latest " + gotB.maxLateness()
+          + " ms after due");
+      assertEquals(count, gotA.lateness().size(), "group A's normal consumer got every message");
+
+      // Bounded: the broker holds at most max_in_flight + 16 undelivered frames for a stream, then ends it.
+      int more = 0;
+      long until = System.currentTimeMillis() + 30_000;
+      while (consumers(topic, "A") > 1 && System.currentTimeMillis() < until) {
+        for (int i = 0; i < 10; i++) {
+          producer.send(OutgoingMessage.to(topic).payload("g-" + more++ + "-" + padding).build());
+        }
+        Thread.sleep(200);
+      }
+      int aConsumers = consumers(topic, "A");
+      Status closed = stalledClosed.getNow(null);
+      say("(f) then " + more + " more messages: group A has " + aConsumers + " consumer(s); the stalled stream "
+          + (closed == null ? "is still open on the client side" : "was closed with " + closed.getCode() + " ("
+          + closed.getDescription() + ")"));
+      assertEquals(1, aConsumers, "the broker ends a stream that stopped reading once its buffer is full");
+      Got rest = receiveAll(groupA, more, Duration.ofSeconds(60));
+      assertEquals(more, rest.lateness().size(), "group A's normal consumer got the rest too");
     } finally {
       stalled.cancel("done", null);
       stalledChannel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
     }
   }
 
-  /** Receives until {@code count} distinct payload ids arrived; returns id -> ms from due to receipt. */
-  private static Map<String, Long> receiveAll(LinkedBlockingQueue<ReceivedMessage> queue, int count, Duration within)
+  /** What a consumer got: payload id -> ms from due to first receipt, and the highest attempt number seen. */
+  private record Got(Map<String, Long> lateness, int maxAttempt) {
+    long maxLateness() {
+      return lateness.isEmpty() ? -1 : Collections.max(lateness.values());
+    }
+  }
+
+  /** Receives until {@code count} distinct payload ids arrived, or {@code within} passed. */
+  private static Got receiveAll(LinkedBlockingQueue<ReceivedMessage> queue, int count, Duration within)
       throws InterruptedException {
     Map<String, Long> lateness = new TreeMap<>();
+    int maxAttempt = 0;
     long until = System.currentTimeMillis() + within.toMillis();
     while (lateness.size() < count && System.currentTimeMillis() < until) {
       ReceivedMessage m = queue.poll(200, TimeUnit.MILLISECONDS);
@@ -440,9 +495,10 @@ class HostileInputTest {
         String payload = new String(m.payload(), StandardCharsets.UTF_8);
         String id = payload.substring(0, payload.indexOf('-', 2));
         lateness.putIfAbsent(id, m.receivedAtUnixMs() - m.dueAtUnixMs());
+        maxAttempt = Math.max(maxAttempt, m.attempt());
       }
     }
-    return lateness;
+    return new Got(lateness, maxAttempt);
   }
 
   // ---------------------------------------------------------------------------------------------

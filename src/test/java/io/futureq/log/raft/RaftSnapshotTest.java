@@ -45,24 +45,24 @@ class RaftSnapshotTest {
     RaftNode lagging = followers.get(0);
     lagging.stop();
     int announcedBefore = lagging.announcedIndexes().size();
-    appendThrough(leader, "while-lagging", 150);
+    appendThrough(leader, "while-lagging", 100);
     lagging.start();
     cluster.awaitConverged();
 
-    cluster.assertStoresEqual(160);
-    assertCaughtUpBySnapshot(lagging, lagging.announcedIndexes().size() - announcedBefore, 150);
+    cluster.assertStoresEqual(110);
+    assertCaughtUpBySnapshot(lagging, lagging.announcedIndexes().size() - announcedBefore, 100);
 
     RaftNode wiped = followers.get(1);
     wiped.wipe();
-    appendThrough(leader, "while-wiped", 50);
+    appendThrough(leader, "while-wiped", 40);
     wiped.start();
     cluster.awaitConverged();
 
-    cluster.assertStoresEqual(210);
-    assertCaughtUpBySnapshot(wiped, wiped.announcedIndexes().size(), 210);
+    cluster.assertStoresEqual(150);
+    assertCaughtUpBySnapshot(wiped, wiped.announcedIndexes().size(), 150);
     appendThrough(wiped, "after", 5);
     cluster.awaitConverged();
-    cluster.assertStoresEqual(215);
+    cluster.assertStoresEqual(155);
   }
 
   @Test

@@ -50,6 +50,8 @@ private static final long serialVersionUID = 0L;
     CANCELLED(3),
     GROUP_CREATED(4),
     DEAD_LETTERED(5),
+    JOURNAL_WRITTEN(6),
+    JOURNAL_DELETED(7),
     RESULT_NOT_SET(0);
     private final int value;
     private ResultCase(int value) {
@@ -72,6 +74,8 @@ private static final long serialVersionUID = 0L;
         case 3: return CANCELLED;
         case 4: return GROUP_CREATED;
         case 5: return DEAD_LETTERED;
+        case 6: return JOURNAL_WRITTEN;
+        case 7: return JOURNAL_DELETED;
         case 0: return RESULT_NOT_SET;
         default: return null;
       }
@@ -242,6 +246,68 @@ private static final long serialVersionUID = 0L;
     return io.futureq.log.proto.DeadLetteredResult.getDefaultInstance();
   }
 
+  public static final int JOURNAL_WRITTEN_FIELD_NUMBER = 6;
+  /**
+   * <code>.futureq.internal.JournalWrittenResult journal_written = 6;</code>
+   * @return Whether the journalWritten field is set.
+   */
+  @java.lang.Override
+  public boolean hasJournalWritten() {
+    return resultCase_ == 6;
+  }
+  /**
+   * <code>.futureq.internal.JournalWrittenResult journal_written = 6;</code>
+   * @return The journalWritten.
+   */
+  @java.lang.Override
+  public io.futureq.log.proto.JournalWrittenResult getJournalWritten() {
+    if (resultCase_ == 6) {
+       return (io.futureq.log.proto.JournalWrittenResult) result_;
+    }
+    return io.futureq.log.proto.JournalWrittenResult.getDefaultInstance();
+  }
+  /**
+   * <code>.futureq.internal.JournalWrittenResult journal_written = 6;</code>
+   */
+  @java.lang.Override
+  public io.futureq.log.proto.JournalWrittenResultOrBuilder getJournalWrittenOrBuilder() {
+    if (resultCase_ == 6) {
+       return (io.futureq.log.proto.JournalWrittenResult) result_;
+    }
+    return io.futureq.log.proto.JournalWrittenResult.getDefaultInstance();
+  }
+
+  public static final int JOURNAL_DELETED_FIELD_NUMBER = 7;
+  /**
+   * <code>.futureq.internal.JournalDeletedResult journal_deleted = 7;</code>
+   * @return Whether the journalDeleted field is set.
+   */
+  @java.lang.Override
+  public boolean hasJournalDeleted() {
+    return resultCase_ == 7;
+  }
+  /**
+   * <code>.futureq.internal.JournalDeletedResult journal_deleted = 7;</code>
+   * @return The journalDeleted.
+   */
+  @java.lang.Override
+  public io.futureq.log.proto.JournalDeletedResult getJournalDeleted() {
+    if (resultCase_ == 7) {
+       return (io.futureq.log.proto.JournalDeletedResult) result_;
+    }
+    return io.futureq.log.proto.JournalDeletedResult.getDefaultInstance();
+  }
+  /**
+   * <code>.futureq.internal.JournalDeletedResult journal_deleted = 7;</code>
+   */
+  @java.lang.Override
+  public io.futureq.log.proto.JournalDeletedResultOrBuilder getJournalDeletedOrBuilder() {
+    if (resultCase_ == 7) {
+       return (io.futureq.log.proto.JournalDeletedResult) result_;
+    }
+    return io.futureq.log.proto.JournalDeletedResult.getDefaultInstance();
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -271,6 +337,12 @@ private static final long serialVersionUID = 0L;
     if (resultCase_ == 5) {
       output.writeMessage(5, (io.futureq.log.proto.DeadLetteredResult) result_);
     }
+    if (resultCase_ == 6) {
+      output.writeMessage(6, (io.futureq.log.proto.JournalWrittenResult) result_);
+    }
+    if (resultCase_ == 7) {
+      output.writeMessage(7, (io.futureq.log.proto.JournalDeletedResult) result_);
+    }
     getUnknownFields().writeTo(output);
   }
 
@@ -299,6 +371,14 @@ private static final long serialVersionUID = 0L;
     if (resultCase_ == 5) {
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(5, (io.futureq.log.proto.DeadLetteredResult) result_);
+    }
+    if (resultCase_ == 6) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(6, (io.futureq.log.proto.JournalWrittenResult) result_);
+    }
+    if (resultCase_ == 7) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(7, (io.futureq.log.proto.JournalDeletedResult) result_);
     }
     size += getUnknownFields().getSerializedSize();
     memoizedSize = size;
@@ -337,6 +417,14 @@ private static final long serialVersionUID = 0L;
         if (!getDeadLettered()
             .equals(other.getDeadLettered())) return false;
         break;
+      case 6:
+        if (!getJournalWritten()
+            .equals(other.getJournalWritten())) return false;
+        break;
+      case 7:
+        if (!getJournalDeleted()
+            .equals(other.getJournalDeleted())) return false;
+        break;
       case 0:
       default:
     }
@@ -371,6 +459,14 @@ private static final long serialVersionUID = 0L;
       case 5:
         hash = (37 * hash) + DEAD_LETTERED_FIELD_NUMBER;
         hash = (53 * hash) + getDeadLettered().hashCode();
+        break;
+      case 6:
+        hash = (37 * hash) + JOURNAL_WRITTEN_FIELD_NUMBER;
+        hash = (53 * hash) + getJournalWritten().hashCode();
+        break;
+      case 7:
+        hash = (37 * hash) + JOURNAL_DELETED_FIELD_NUMBER;
+        hash = (53 * hash) + getJournalDeleted().hashCode();
         break;
       case 0:
       default:
@@ -521,6 +617,12 @@ private static final long serialVersionUID = 0L;
       if (deadLetteredBuilder_ != null) {
         deadLetteredBuilder_.clear();
       }
+      if (journalWrittenBuilder_ != null) {
+        journalWrittenBuilder_.clear();
+      }
+      if (journalDeletedBuilder_ != null) {
+        journalDeletedBuilder_.clear();
+      }
       resultCase_ = 0;
       result_ = null;
       return this;
@@ -581,6 +683,14 @@ private static final long serialVersionUID = 0L;
       if (resultCase_ == 5 &&
           deadLetteredBuilder_ != null) {
         result.result_ = deadLetteredBuilder_.build();
+      }
+      if (resultCase_ == 6 &&
+          journalWrittenBuilder_ != null) {
+        result.result_ = journalWrittenBuilder_.build();
+      }
+      if (resultCase_ == 7 &&
+          journalDeletedBuilder_ != null) {
+        result.result_ = journalDeletedBuilder_.build();
       }
     }
 
@@ -649,6 +759,14 @@ private static final long serialVersionUID = 0L;
           mergeDeadLettered(other.getDeadLettered());
           break;
         }
+        case JOURNAL_WRITTEN: {
+          mergeJournalWritten(other.getJournalWritten());
+          break;
+        }
+        case JOURNAL_DELETED: {
+          mergeJournalDeleted(other.getJournalDeleted());
+          break;
+        }
         case RESULT_NOT_SET: {
           break;
         }
@@ -714,6 +832,20 @@ private static final long serialVersionUID = 0L;
               resultCase_ = 5;
               break;
             } // case 42
+            case 50: {
+              input.readMessage(
+                  getJournalWrittenFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              resultCase_ = 6;
+              break;
+            } // case 50
+            case 58: {
+              input.readMessage(
+                  getJournalDeletedFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              resultCase_ = 7;
+              break;
+            } // case 58
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1454,6 +1586,290 @@ private static final long serialVersionUID = 0L;
       resultCase_ = 5;
       onChanged();
       return deadLetteredBuilder_;
+    }
+
+    private com.google.protobuf.SingleFieldBuilderV3<
+        io.futureq.log.proto.JournalWrittenResult, io.futureq.log.proto.JournalWrittenResult.Builder, io.futureq.log.proto.JournalWrittenResultOrBuilder> journalWrittenBuilder_;
+    /**
+     * <code>.futureq.internal.JournalWrittenResult journal_written = 6;</code>
+     * @return Whether the journalWritten field is set.
+     */
+    @java.lang.Override
+    public boolean hasJournalWritten() {
+      return resultCase_ == 6;
+    }
+    /**
+     * <code>.futureq.internal.JournalWrittenResult journal_written = 6;</code>
+     * @return The journalWritten.
+     */
+    @java.lang.Override
+    public io.futureq.log.proto.JournalWrittenResult getJournalWritten() {
+      if (journalWrittenBuilder_ == null) {
+        if (resultCase_ == 6) {
+          return (io.futureq.log.proto.JournalWrittenResult) result_;
+        }
+        return io.futureq.log.proto.JournalWrittenResult.getDefaultInstance();
+      } else {
+        if (resultCase_ == 6) {
+          return journalWrittenBuilder_.getMessage();
+        }
+        return io.futureq.log.proto.JournalWrittenResult.getDefaultInstance();
+      }
+    }
+    /**
+     * <code>.futureq.internal.JournalWrittenResult journal_written = 6;</code>
+     */
+    public Builder setJournalWritten(io.futureq.log.proto.JournalWrittenResult value) {
+      if (journalWrittenBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        result_ = value;
+        onChanged();
+      } else {
+        journalWrittenBuilder_.setMessage(value);
+      }
+      resultCase_ = 6;
+      return this;
+    }
+    /**
+     * <code>.futureq.internal.JournalWrittenResult journal_written = 6;</code>
+     */
+    public Builder setJournalWritten(
+        io.futureq.log.proto.JournalWrittenResult.Builder builderForValue) {
+      if (journalWrittenBuilder_ == null) {
+        result_ = builderForValue.build();
+        onChanged();
+      } else {
+        journalWrittenBuilder_.setMessage(builderForValue.build());
+      }
+      resultCase_ = 6;
+      return this;
+    }
+    /**
+     * <code>.futureq.internal.JournalWrittenResult journal_written = 6;</code>
+     */
+    public Builder mergeJournalWritten(io.futureq.log.proto.JournalWrittenResult value) {
+      if (journalWrittenBuilder_ == null) {
+        if (resultCase_ == 6 &&
+            result_ != io.futureq.log.proto.JournalWrittenResult.getDefaultInstance()) {
+          result_ = io.futureq.log.proto.JournalWrittenResult.newBuilder((io.futureq.log.proto.JournalWrittenResult) result_)
+              .mergeFrom(value).buildPartial();
+        } else {
+          result_ = value;
+        }
+        onChanged();
+      } else {
+        if (resultCase_ == 6) {
+          journalWrittenBuilder_.mergeFrom(value);
+        } else {
+          journalWrittenBuilder_.setMessage(value);
+        }
+      }
+      resultCase_ = 6;
+      return this;
+    }
+    /**
+     * <code>.futureq.internal.JournalWrittenResult journal_written = 6;</code>
+     */
+    public Builder clearJournalWritten() {
+      if (journalWrittenBuilder_ == null) {
+        if (resultCase_ == 6) {
+          resultCase_ = 0;
+          result_ = null;
+          onChanged();
+        }
+      } else {
+        if (resultCase_ == 6) {
+          resultCase_ = 0;
+          result_ = null;
+        }
+        journalWrittenBuilder_.clear();
+      }
+      return this;
+    }
+    /**
+     * <code>.futureq.internal.JournalWrittenResult journal_written = 6;</code>
+     */
+    public io.futureq.log.proto.JournalWrittenResult.Builder getJournalWrittenBuilder() {
+      return getJournalWrittenFieldBuilder().getBuilder();
+    }
+    /**
+     * <code>.futureq.internal.JournalWrittenResult journal_written = 6;</code>
+     */
+    @java.lang.Override
+    public io.futureq.log.proto.JournalWrittenResultOrBuilder getJournalWrittenOrBuilder() {
+      if ((resultCase_ == 6) && (journalWrittenBuilder_ != null)) {
+        return journalWrittenBuilder_.getMessageOrBuilder();
+      } else {
+        if (resultCase_ == 6) {
+          return (io.futureq.log.proto.JournalWrittenResult) result_;
+        }
+        return io.futureq.log.proto.JournalWrittenResult.getDefaultInstance();
+      }
+    }
+    /**
+     * <code>.futureq.internal.JournalWrittenResult journal_written = 6;</code>
+     */
+    private com.google.protobuf.SingleFieldBuilderV3<
+        io.futureq.log.proto.JournalWrittenResult, io.futureq.log.proto.JournalWrittenResult.Builder, io.futureq.log.proto.JournalWrittenResultOrBuilder> 
+        getJournalWrittenFieldBuilder() {
+      if (journalWrittenBuilder_ == null) {
+        if (!(resultCase_ == 6)) {
+          result_ = io.futureq.log.proto.JournalWrittenResult.getDefaultInstance();
+        }
+        journalWrittenBuilder_ = new com.google.protobuf.SingleFieldBuilderV3<
+            io.futureq.log.proto.JournalWrittenResult, io.futureq.log.proto.JournalWrittenResult.Builder, io.futureq.log.proto.JournalWrittenResultOrBuilder>(
+                (io.futureq.log.proto.JournalWrittenResult) result_,
+                getParentForChildren(),
+                isClean());
+        result_ = null;
+      }
+      resultCase_ = 6;
+      onChanged();
+      return journalWrittenBuilder_;
+    }
+
+    private com.google.protobuf.SingleFieldBuilderV3<
+        io.futureq.log.proto.JournalDeletedResult, io.futureq.log.proto.JournalDeletedResult.Builder, io.futureq.log.proto.JournalDeletedResultOrBuilder> journalDeletedBuilder_;
+    /**
+     * <code>.futureq.internal.JournalDeletedResult journal_deleted = 7;</code>
+     * @return Whether the journalDeleted field is set.
+     */
+    @java.lang.Override
+    public boolean hasJournalDeleted() {
+      return resultCase_ == 7;
+    }
+    /**
+     * <code>.futureq.internal.JournalDeletedResult journal_deleted = 7;</code>
+     * @return The journalDeleted.
+     */
+    @java.lang.Override
+    public io.futureq.log.proto.JournalDeletedResult getJournalDeleted() {
+      if (journalDeletedBuilder_ == null) {
+        if (resultCase_ == 7) {
+          return (io.futureq.log.proto.JournalDeletedResult) result_;
+        }
+        return io.futureq.log.proto.JournalDeletedResult.getDefaultInstance();
+      } else {
+        if (resultCase_ == 7) {
+          return journalDeletedBuilder_.getMessage();
+        }
+        return io.futureq.log.proto.JournalDeletedResult.getDefaultInstance();
+      }
+    }
+    /**
+     * <code>.futureq.internal.JournalDeletedResult journal_deleted = 7;</code>
+     */
+    public Builder setJournalDeleted(io.futureq.log.proto.JournalDeletedResult value) {
+      if (journalDeletedBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        result_ = value;
+        onChanged();
+      } else {
+        journalDeletedBuilder_.setMessage(value);
+      }
+      resultCase_ = 7;
+      return this;
+    }
+    /**
+     * <code>.futureq.internal.JournalDeletedResult journal_deleted = 7;</code>
+     */
+    public Builder setJournalDeleted(
+        io.futureq.log.proto.JournalDeletedResult.Builder builderForValue) {
+      if (journalDeletedBuilder_ == null) {
+        result_ = builderForValue.build();
+        onChanged();
+      } else {
+        journalDeletedBuilder_.setMessage(builderForValue.build());
+      }
+      resultCase_ = 7;
+      return this;
+    }
+    /**
+     * <code>.futureq.internal.JournalDeletedResult journal_deleted = 7;</code>
+     */
+    public Builder mergeJournalDeleted(io.futureq.log.proto.JournalDeletedResult value) {
+      if (journalDeletedBuilder_ == null) {
+        if (resultCase_ == 7 &&
+            result_ != io.futureq.log.proto.JournalDeletedResult.getDefaultInstance()) {
+          result_ = io.futureq.log.proto.JournalDeletedResult.newBuilder((io.futureq.log.proto.JournalDeletedResult) result_)
+              .mergeFrom(value).buildPartial();
+        } else {
+          result_ = value;
+        }
+        onChanged();
+      } else {
+        if (resultCase_ == 7) {
+          journalDeletedBuilder_.mergeFrom(value);
+        } else {
+          journalDeletedBuilder_.setMessage(value);
+        }
+      }
+      resultCase_ = 7;
+      return this;
+    }
+    /**
+     * <code>.futureq.internal.JournalDeletedResult journal_deleted = 7;</code>
+     */
+    public Builder clearJournalDeleted() {
+      if (journalDeletedBuilder_ == null) {
+        if (resultCase_ == 7) {
+          resultCase_ = 0;
+          result_ = null;
+          onChanged();
+        }
+      } else {
+        if (resultCase_ == 7) {
+          resultCase_ = 0;
+          result_ = null;
+        }
+        journalDeletedBuilder_.clear();
+      }
+      return this;
+    }
+    /**
+     * <code>.futureq.internal.JournalDeletedResult journal_deleted = 7;</code>
+     */
+    public io.futureq.log.proto.JournalDeletedResult.Builder getJournalDeletedBuilder() {
+      return getJournalDeletedFieldBuilder().getBuilder();
+    }
+    /**
+     * <code>.futureq.internal.JournalDeletedResult journal_deleted = 7;</code>
+     */
+    @java.lang.Override
+    public io.futureq.log.proto.JournalDeletedResultOrBuilder getJournalDeletedOrBuilder() {
+      if ((resultCase_ == 7) && (journalDeletedBuilder_ != null)) {
+        return journalDeletedBuilder_.getMessageOrBuilder();
+      } else {
+        if (resultCase_ == 7) {
+          return (io.futureq.log.proto.JournalDeletedResult) result_;
+        }
+        return io.futureq.log.proto.JournalDeletedResult.getDefaultInstance();
+      }
+    }
+    /**
+     * <code>.futureq.internal.JournalDeletedResult journal_deleted = 7;</code>
+     */
+    private com.google.protobuf.SingleFieldBuilderV3<
+        io.futureq.log.proto.JournalDeletedResult, io.futureq.log.proto.JournalDeletedResult.Builder, io.futureq.log.proto.JournalDeletedResultOrBuilder> 
+        getJournalDeletedFieldBuilder() {
+      if (journalDeletedBuilder_ == null) {
+        if (!(resultCase_ == 7)) {
+          result_ = io.futureq.log.proto.JournalDeletedResult.getDefaultInstance();
+        }
+        journalDeletedBuilder_ = new com.google.protobuf.SingleFieldBuilderV3<
+            io.futureq.log.proto.JournalDeletedResult, io.futureq.log.proto.JournalDeletedResult.Builder, io.futureq.log.proto.JournalDeletedResultOrBuilder>(
+                (io.futureq.log.proto.JournalDeletedResult) result_,
+                getParentForChildren(),
+                isClean());
+        result_ = null;
+      }
+      resultCase_ = 7;
+      onChanged();
+      return journalDeletedBuilder_;
     }
     @java.lang.Override
     public final Builder setUnknownFields(

@@ -83,5 +83,35 @@ public interface ApplyResultOrBuilder extends
    */
   io.futureq.log.proto.DeadLetteredResultOrBuilder getDeadLetteredOrBuilder();
 
+  /**
+   * <code>.futureq.internal.JournalWrittenResult journal_written = 6;</code>
+   * @return Whether the journalWritten field is set.
+   */
+  boolean hasJournalWritten();
+  /**
+   * <code>.futureq.internal.JournalWrittenResult journal_written = 6;</code>
+   * @return The journalWritten.
+   */
+  io.futureq.log.proto.JournalWrittenResult getJournalWritten();
+  /**
+   * <code>.futureq.internal.JournalWrittenResult journal_written = 6;</code>
+   */
+  io.futureq.log.proto.JournalWrittenResultOrBuilder getJournalWrittenOrBuilder();
+
+  /**
+   * <code>.futureq.internal.JournalDeletedResult journal_deleted = 7;</code>
+   * @return Whether the journalDeleted field is set.
+   */
+  boolean hasJournalDeleted();
+  /**
+   * <code>.futureq.internal.JournalDeletedResult journal_deleted = 7;</code>
+   * @return The journalDeleted.
+   */
+  io.futureq.log.proto.JournalDeletedResult getJournalDeleted();
+  /**
+   * <code>.futureq.internal.JournalDeletedResult journal_deleted = 7;</code>
+   */
+  io.futureq.log.proto.JournalDeletedResultOrBuilder getJournalDeletedOrBuilder();
+
   io.futureq.log.proto.ApplyResult.ResultCase getResultCase();
 }

@@ -51,6 +51,8 @@ private static final long serialVersionUID = 0L;
     CREATE_GROUP(4),
     EXPIRE(5),
     DEAD_LETTER(6),
+    JOURNAL_WRITE(7),
+    JOURNAL_DELETE(8),
     COMMAND_NOT_SET(0);
     private final int value;
     private CommandCase(int value) {
@@ -74,6 +76,8 @@ private static final long serialVersionUID = 0L;
         case 4: return CREATE_GROUP;
         case 5: return EXPIRE;
         case 6: return DEAD_LETTER;
+        case 7: return JOURNAL_WRITE;
+        case 8: return JOURNAL_DELETE;
         case 0: return COMMAND_NOT_SET;
         default: return null;
       }
@@ -275,6 +279,68 @@ private static final long serialVersionUID = 0L;
     return io.futureq.log.proto.DeadLetter.getDefaultInstance();
   }
 
+  public static final int JOURNAL_WRITE_FIELD_NUMBER = 7;
+  /**
+   * <code>.futureq.internal.JournalWrite journal_write = 7;</code>
+   * @return Whether the journalWrite field is set.
+   */
+  @java.lang.Override
+  public boolean hasJournalWrite() {
+    return commandCase_ == 7;
+  }
+  /**
+   * <code>.futureq.internal.JournalWrite journal_write = 7;</code>
+   * @return The journalWrite.
+   */
+  @java.lang.Override
+  public io.futureq.log.proto.JournalWrite getJournalWrite() {
+    if (commandCase_ == 7) {
+       return (io.futureq.log.proto.JournalWrite) command_;
+    }
+    return io.futureq.log.proto.JournalWrite.getDefaultInstance();
+  }
+  /**
+   * <code>.futureq.internal.JournalWrite journal_write = 7;</code>
+   */
+  @java.lang.Override
+  public io.futureq.log.proto.JournalWriteOrBuilder getJournalWriteOrBuilder() {
+    if (commandCase_ == 7) {
+       return (io.futureq.log.proto.JournalWrite) command_;
+    }
+    return io.futureq.log.proto.JournalWrite.getDefaultInstance();
+  }
+
+  public static final int JOURNAL_DELETE_FIELD_NUMBER = 8;
+  /**
+   * <code>.futureq.internal.JournalDelete journal_delete = 8;</code>
+   * @return Whether the journalDelete field is set.
+   */
+  @java.lang.Override
+  public boolean hasJournalDelete() {
+    return commandCase_ == 8;
+  }
+  /**
+   * <code>.futureq.internal.JournalDelete journal_delete = 8;</code>
+   * @return The journalDelete.
+   */
+  @java.lang.Override
+  public io.futureq.log.proto.JournalDelete getJournalDelete() {
+    if (commandCase_ == 8) {
+       return (io.futureq.log.proto.JournalDelete) command_;
+    }
+    return io.futureq.log.proto.JournalDelete.getDefaultInstance();
+  }
+  /**
+   * <code>.futureq.internal.JournalDelete journal_delete = 8;</code>
+   */
+  @java.lang.Override
+  public io.futureq.log.proto.JournalDeleteOrBuilder getJournalDeleteOrBuilder() {
+    if (commandCase_ == 8) {
+       return (io.futureq.log.proto.JournalDelete) command_;
+    }
+    return io.futureq.log.proto.JournalDelete.getDefaultInstance();
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -306,6 +372,12 @@ private static final long serialVersionUID = 0L;
     }
     if (commandCase_ == 6) {
       output.writeMessage(6, (io.futureq.log.proto.DeadLetter) command_);
+    }
+    if (commandCase_ == 7) {
+      output.writeMessage(7, (io.futureq.log.proto.JournalWrite) command_);
+    }
+    if (commandCase_ == 8) {
+      output.writeMessage(8, (io.futureq.log.proto.JournalDelete) command_);
     }
     getUnknownFields().writeTo(output);
   }
@@ -339,6 +411,14 @@ private static final long serialVersionUID = 0L;
     if (commandCase_ == 6) {
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(6, (io.futureq.log.proto.DeadLetter) command_);
+    }
+    if (commandCase_ == 7) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(7, (io.futureq.log.proto.JournalWrite) command_);
+    }
+    if (commandCase_ == 8) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(8, (io.futureq.log.proto.JournalDelete) command_);
     }
     size += getUnknownFields().getSerializedSize();
     memoizedSize = size;
@@ -381,6 +461,14 @@ private static final long serialVersionUID = 0L;
         if (!getDeadLetter()
             .equals(other.getDeadLetter())) return false;
         break;
+      case 7:
+        if (!getJournalWrite()
+            .equals(other.getJournalWrite())) return false;
+        break;
+      case 8:
+        if (!getJournalDelete()
+            .equals(other.getJournalDelete())) return false;
+        break;
       case 0:
       default:
     }
@@ -419,6 +507,14 @@ private static final long serialVersionUID = 0L;
       case 6:
         hash = (37 * hash) + DEAD_LETTER_FIELD_NUMBER;
         hash = (53 * hash) + getDeadLetter().hashCode();
+        break;
+      case 7:
+        hash = (37 * hash) + JOURNAL_WRITE_FIELD_NUMBER;
+        hash = (53 * hash) + getJournalWrite().hashCode();
+        break;
+      case 8:
+        hash = (37 * hash) + JOURNAL_DELETE_FIELD_NUMBER;
+        hash = (53 * hash) + getJournalDelete().hashCode();
         break;
       case 0:
       default:
@@ -572,6 +668,12 @@ private static final long serialVersionUID = 0L;
       if (deadLetterBuilder_ != null) {
         deadLetterBuilder_.clear();
       }
+      if (journalWriteBuilder_ != null) {
+        journalWriteBuilder_.clear();
+      }
+      if (journalDeleteBuilder_ != null) {
+        journalDeleteBuilder_.clear();
+      }
       commandCase_ = 0;
       command_ = null;
       return this;
@@ -636,6 +738,14 @@ private static final long serialVersionUID = 0L;
       if (commandCase_ == 6 &&
           deadLetterBuilder_ != null) {
         result.command_ = deadLetterBuilder_.build();
+      }
+      if (commandCase_ == 7 &&
+          journalWriteBuilder_ != null) {
+        result.command_ = journalWriteBuilder_.build();
+      }
+      if (commandCase_ == 8 &&
+          journalDeleteBuilder_ != null) {
+        result.command_ = journalDeleteBuilder_.build();
       }
     }
 
@@ -706,6 +816,14 @@ private static final long serialVersionUID = 0L;
         }
         case DEAD_LETTER: {
           mergeDeadLetter(other.getDeadLetter());
+          break;
+        }
+        case JOURNAL_WRITE: {
+          mergeJournalWrite(other.getJournalWrite());
+          break;
+        }
+        case JOURNAL_DELETE: {
+          mergeJournalDelete(other.getJournalDelete());
           break;
         }
         case COMMAND_NOT_SET: {
@@ -780,6 +898,20 @@ private static final long serialVersionUID = 0L;
               commandCase_ = 6;
               break;
             } // case 50
+            case 58: {
+              input.readMessage(
+                  getJournalWriteFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              commandCase_ = 7;
+              break;
+            } // case 58
+            case 66: {
+              input.readMessage(
+                  getJournalDeleteFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              commandCase_ = 8;
+              break;
+            } // case 66
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1662,6 +1794,290 @@ private static final long serialVersionUID = 0L;
       commandCase_ = 6;
       onChanged();
       return deadLetterBuilder_;
+    }
+
+    private com.google.protobuf.SingleFieldBuilderV3<
+        io.futureq.log.proto.JournalWrite, io.futureq.log.proto.JournalWrite.Builder, io.futureq.log.proto.JournalWriteOrBuilder> journalWriteBuilder_;
+    /**
+     * <code>.futureq.internal.JournalWrite journal_write = 7;</code>
+     * @return Whether the journalWrite field is set.
+     */
+    @java.lang.Override
+    public boolean hasJournalWrite() {
+      return commandCase_ == 7;
+    }
+    /**
+     * <code>.futureq.internal.JournalWrite journal_write = 7;</code>
+     * @return The journalWrite.
+     */
+    @java.lang.Override
+    public io.futureq.log.proto.JournalWrite getJournalWrite() {
+      if (journalWriteBuilder_ == null) {
+        if (commandCase_ == 7) {
+          return (io.futureq.log.proto.JournalWrite) command_;
+        }
+        return io.futureq.log.proto.JournalWrite.getDefaultInstance();
+      } else {
+        if (commandCase_ == 7) {
+          return journalWriteBuilder_.getMessage();
+        }
+        return io.futureq.log.proto.JournalWrite.getDefaultInstance();
+      }
+    }
+    /**
+     * <code>.futureq.internal.JournalWrite journal_write = 7;</code>
+     */
+    public Builder setJournalWrite(io.futureq.log.proto.JournalWrite value) {
+      if (journalWriteBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        command_ = value;
+        onChanged();
+      } else {
+        journalWriteBuilder_.setMessage(value);
+      }
+      commandCase_ = 7;
+      return this;
+    }
+    /**
+     * <code>.futureq.internal.JournalWrite journal_write = 7;</code>
+     */
+    public Builder setJournalWrite(
+        io.futureq.log.proto.JournalWrite.Builder builderForValue) {
+      if (journalWriteBuilder_ == null) {
+        command_ = builderForValue.build();
+        onChanged();
+      } else {
+        journalWriteBuilder_.setMessage(builderForValue.build());
+      }
+      commandCase_ = 7;
+      return this;
+    }
+    /**
+     * <code>.futureq.internal.JournalWrite journal_write = 7;</code>
+     */
+    public Builder mergeJournalWrite(io.futureq.log.proto.JournalWrite value) {
+      if (journalWriteBuilder_ == null) {
+        if (commandCase_ == 7 &&
+            command_ != io.futureq.log.proto.JournalWrite.getDefaultInstance()) {
+          command_ = io.futureq.log.proto.JournalWrite.newBuilder((io.futureq.log.proto.JournalWrite) command_)
+              .mergeFrom(value).buildPartial();
+        } else {
+          command_ = value;
+        }
+        onChanged();
+      } else {
+        if (commandCase_ == 7) {
+          journalWriteBuilder_.mergeFrom(value);
+        } else {
+          journalWriteBuilder_.setMessage(value);
+        }
+      }
+      commandCase_ = 7;
+      return this;
+    }
+    /**
+     * <code>.futureq.internal.JournalWrite journal_write = 7;</code>
+     */
+    public Builder clearJournalWrite() {
+      if (journalWriteBuilder_ == null) {
+        if (commandCase_ == 7) {
+          commandCase_ = 0;
+          command_ = null;
+          onChanged();
+        }
+      } else {
+        if (commandCase_ == 7) {
+          commandCase_ = 0;
+          command_ = null;
+        }
+        journalWriteBuilder_.clear();
+      }
+      return this;
+    }
+    /**
+     * <code>.futureq.internal.JournalWrite journal_write = 7;</code>
+     */
+    public io.futureq.log.proto.JournalWrite.Builder getJournalWriteBuilder() {
+      return getJournalWriteFieldBuilder().getBuilder();
+    }
+    /**
+     * <code>.futureq.internal.JournalWrite journal_write = 7;</code>
+     */
+    @java.lang.Override
+    public io.futureq.log.proto.JournalWriteOrBuilder getJournalWriteOrBuilder() {
+      if ((commandCase_ == 7) && (journalWriteBuilder_ != null)) {
+        return journalWriteBuilder_.getMessageOrBuilder();
+      } else {
+        if (commandCase_ == 7) {
+          return (io.futureq.log.proto.JournalWrite) command_;
+        }
+        return io.futureq.log.proto.JournalWrite.getDefaultInstance();
+      }
+    }
+    /**
+     * <code>.futureq.internal.JournalWrite journal_write = 7;</code>
+     */
+    private com.google.protobuf.SingleFieldBuilderV3<
+        io.futureq.log.proto.JournalWrite, io.futureq.log.proto.JournalWrite.Builder, io.futureq.log.proto.JournalWriteOrBuilder> 
+        getJournalWriteFieldBuilder() {
+      if (journalWriteBuilder_ == null) {
+        if (!(commandCase_ == 7)) {
+          command_ = io.futureq.log.proto.JournalWrite.getDefaultInstance();
+        }
+        journalWriteBuilder_ = new com.google.protobuf.SingleFieldBuilderV3<
+            io.futureq.log.proto.JournalWrite, io.futureq.log.proto.JournalWrite.Builder, io.futureq.log.proto.JournalWriteOrBuilder>(
+                (io.futureq.log.proto.JournalWrite) command_,
+                getParentForChildren(),
+                isClean());
+        command_ = null;
+      }
+      commandCase_ = 7;
+      onChanged();
+      return journalWriteBuilder_;
+    }
+
+    private com.google.protobuf.SingleFieldBuilderV3<
+        io.futureq.log.proto.JournalDelete, io.futureq.log.proto.JournalDelete.Builder, io.futureq.log.proto.JournalDeleteOrBuilder> journalDeleteBuilder_;
+    /**
+     * <code>.futureq.internal.JournalDelete journal_delete = 8;</code>
+     * @return Whether the journalDelete field is set.
+     */
+    @java.lang.Override
+    public boolean hasJournalDelete() {
+      return commandCase_ == 8;
+    }
+    /**
+     * <code>.futureq.internal.JournalDelete journal_delete = 8;</code>
+     * @return The journalDelete.
+     */
+    @java.lang.Override
+    public io.futureq.log.proto.JournalDelete getJournalDelete() {
+      if (journalDeleteBuilder_ == null) {
+        if (commandCase_ == 8) {
+          return (io.futureq.log.proto.JournalDelete) command_;
+        }
+        return io.futureq.log.proto.JournalDelete.getDefaultInstance();
+      } else {
+        if (commandCase_ == 8) {
+          return journalDeleteBuilder_.getMessage();
+        }
+        return io.futureq.log.proto.JournalDelete.getDefaultInstance();
+      }
+    }
+    /**
+     * <code>.futureq.internal.JournalDelete journal_delete = 8;</code>
+     */
+    public Builder setJournalDelete(io.futureq.log.proto.JournalDelete value) {
+      if (journalDeleteBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        command_ = value;
+        onChanged();
+      } else {
+        journalDeleteBuilder_.setMessage(value);
+      }
+      commandCase_ = 8;
+      return this;
+    }
+    /**
+     * <code>.futureq.internal.JournalDelete journal_delete = 8;</code>
+     */
+    public Builder setJournalDelete(
+        io.futureq.log.proto.JournalDelete.Builder builderForValue) {
+      if (journalDeleteBuilder_ == null) {
+        command_ = builderForValue.build();
+        onChanged();
+      } else {
+        journalDeleteBuilder_.setMessage(builderForValue.build());
+      }
+      commandCase_ = 8;
+      return this;
+    }
+    /**
+     * <code>.futureq.internal.JournalDelete journal_delete = 8;</code>
+     */
+    public Builder mergeJournalDelete(io.futureq.log.proto.JournalDelete value) {
+      if (journalDeleteBuilder_ == null) {
+        if (commandCase_ == 8 &&
+            command_ != io.futureq.log.proto.JournalDelete.getDefaultInstance()) {
+          command_ = io.futureq.log.proto.JournalDelete.newBuilder((io.futureq.log.proto.JournalDelete) command_)
+              .mergeFrom(value).buildPartial();
+        } else {
+          command_ = value;
+        }
+        onChanged();
+      } else {
+        if (commandCase_ == 8) {
+          journalDeleteBuilder_.mergeFrom(value);
+        } else {
+          journalDeleteBuilder_.setMessage(value);
+        }
+      }
+      commandCase_ = 8;
+      return this;
+    }
+    /**
+     * <code>.futureq.internal.JournalDelete journal_delete = 8;</code>
+     */
+    public Builder clearJournalDelete() {
+      if (journalDeleteBuilder_ == null) {
+        if (commandCase_ == 8) {
+          commandCase_ = 0;
+          command_ = null;
+          onChanged();
+        }
+      } else {
+        if (commandCase_ == 8) {
+          commandCase_ = 0;
+          command_ = null;
+        }
+        journalDeleteBuilder_.clear();
+      }
+      return this;
+    }
+    /**
+     * <code>.futureq.internal.JournalDelete journal_delete = 8;</code>
+     */
+    public io.futureq.log.proto.JournalDelete.Builder getJournalDeleteBuilder() {
+      return getJournalDeleteFieldBuilder().getBuilder();
+    }
+    /**
+     * <code>.futureq.internal.JournalDelete journal_delete = 8;</code>
+     */
+    @java.lang.Override
+    public io.futureq.log.proto.JournalDeleteOrBuilder getJournalDeleteOrBuilder() {
+      if ((commandCase_ == 8) && (journalDeleteBuilder_ != null)) {
+        return journalDeleteBuilder_.getMessageOrBuilder();
+      } else {
+        if (commandCase_ == 8) {
+          return (io.futureq.log.proto.JournalDelete) command_;
+        }
+        return io.futureq.log.proto.JournalDelete.getDefaultInstance();
+      }
+    }
+    /**
+     * <code>.futureq.internal.JournalDelete journal_delete = 8;</code>
+     */
+    private com.google.protobuf.SingleFieldBuilderV3<
+        io.futureq.log.proto.JournalDelete, io.futureq.log.proto.JournalDelete.Builder, io.futureq.log.proto.JournalDeleteOrBuilder> 
+        getJournalDeleteFieldBuilder() {
+      if (journalDeleteBuilder_ == null) {
+        if (!(commandCase_ == 8)) {
+          command_ = io.futureq.log.proto.JournalDelete.getDefaultInstance();
+        }
+        journalDeleteBuilder_ = new com.google.protobuf.SingleFieldBuilderV3<
+            io.futureq.log.proto.JournalDelete, io.futureq.log.proto.JournalDelete.Builder, io.futureq.log.proto.JournalDeleteOrBuilder>(
+                (io.futureq.log.proto.JournalDelete) command_,
+                getParentForChildren(),
+                isClean());
+        command_ = null;
+      }
+      commandCase_ = 8;
+      onChanged();
+      return journalDeleteBuilder_;
     }
     @java.lang.Override
     public final Builder setUnknownFields(

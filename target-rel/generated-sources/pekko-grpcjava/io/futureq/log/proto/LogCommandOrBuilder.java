@@ -98,5 +98,35 @@ public interface LogCommandOrBuilder extends
    */
   io.futureq.log.proto.DeadLetterOrBuilder getDeadLetterOrBuilder();
 
+  /**
+   * <code>.futureq.internal.JournalWrite journal_write = 7;</code>
+   * @return Whether the journalWrite field is set.
+   */
+  boolean hasJournalWrite();
+  /**
+   * <code>.futureq.internal.JournalWrite journal_write = 7;</code>
+   * @return The journalWrite.
+   */
+  io.futureq.log.proto.JournalWrite getJournalWrite();
+  /**
+   * <code>.futureq.internal.JournalWrite journal_write = 7;</code>
+   */
+  io.futureq.log.proto.JournalWriteOrBuilder getJournalWriteOrBuilder();
+
+  /**
+   * <code>.futureq.internal.JournalDelete journal_delete = 8;</code>
+   * @return Whether the journalDelete field is set.
+   */
+  boolean hasJournalDelete();
+  /**
+   * <code>.futureq.internal.JournalDelete journal_delete = 8;</code>
+   * @return The journalDelete.
+   */
+  io.futureq.log.proto.JournalDelete getJournalDelete();
+  /**
+   * <code>.futureq.internal.JournalDelete journal_delete = 8;</code>
+   */
+  io.futureq.log.proto.JournalDeleteOrBuilder getJournalDeleteOrBuilder();
+
   io.futureq.log.proto.LogCommand.CommandCase getCommandCase();
 }

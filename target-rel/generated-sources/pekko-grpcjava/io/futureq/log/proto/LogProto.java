@@ -125,6 +125,31 @@ public final class LogProto {
   static final 
     com.google.protobuf.GeneratedMessageV3.FieldAccessorTable
       internal_static_futureq_internal_DeadLetteredResult_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_futureq_internal_JournalEvent_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessageV3.FieldAccessorTable
+      internal_static_futureq_internal_JournalEvent_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_futureq_internal_JournalWrite_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessageV3.FieldAccessorTable
+      internal_static_futureq_internal_JournalWrite_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_futureq_internal_JournalDelete_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessageV3.FieldAccessorTable
+      internal_static_futureq_internal_JournalDelete_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_futureq_internal_JournalWrittenResult_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessageV3.FieldAccessorTable
+      internal_static_futureq_internal_JournalWrittenResult_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_futureq_internal_JournalDeletedResult_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessageV3.FieldAccessorTable
+      internal_static_futureq_internal_JournalDeletedResult_fieldAccessorTable;
 
   public static com.google.protobuf.Descriptors.FileDescriptor
       getDescriptor() {
@@ -142,7 +167,7 @@ public final class LogProto {
       "_ms\030\006 \001(\003\022\021\n\texpire_ms\030\007 \001(\003\022\020\n\010event_id" +
       "\030\010 \001(\003\032.\n\014HeadersEntry\022\013\n\003key\030\001 \001(\t\022\r\n\005v" +
       "alue\030\002 \001(\t:\0028\001\":\n\010LogEntry\022.\n\010commands\030\001" +
-      " \003(\0132\034.futureq.internal.LogCommand\"\312\002\n\nL" +
+      " \003(\0132\034.futureq.internal.LogCommand\"\276\003\n\nL" +
       "ogCommand\022-\n\005store\030\001 \001(\0132\034.futureq.inter" +
       "nal.StoreBatchH\000\022/\n\006delete\030\002 \001(\0132\035.futur" +
       "eq.internal.DeleteBatchH\000\0221\n\006cancel\030\003 \001(" +
@@ -150,55 +175,70 @@ public final class LogProto {
       "create_group\030\004 \001(\0132\035.futureq.internal.Cr" +
       "eateGroupH\000\0222\n\006expire\030\005 \001(\0132 .futureq.in" +
       "ternal.ExpireMessagesH\000\0223\n\013dead_letter\030\006" +
-      " \001(\0132\034.futureq.internal.DeadLetterH\000B\t\n\007" +
-      "command\"\310\001\n\nNewMessage\022\r\n\005topic\030\001 \001(\t\022\017\n" +
-      "\007payload\030\002 \001(\014\022\013\n\003key\030\003 \001(\t\022:\n\007headers\030\004" +
-      " \003(\0132).futureq.internal.NewMessage.Heade" +
-      "rsEntry\022\016\n\006due_ms\030\005 \001(\003\022\021\n\texpire_ms\030\006 \001" +
-      "(\003\032.\n\014HeadersEntry\022\013\n\003key\030\001 \001(\t\022\r\n\005value" +
-      "\030\002 \001(\t:\0028\001\"Q\n\nStoreBatch\022\023\n\013enqueued_ms\030" +
-      "\001 \001(\003\022.\n\010messages\030\002 \003(\0132\034.futureq.intern" +
-      "al.NewMessage\"=\n\010GroupAck\022\r\n\005topic\030\001 \001(\t" +
-      "\022\r\n\005group\030\002 \001(\t\022\023\n\013storage_key\030\003 \001(\014\"7\n\013" +
-      "DeleteBatch\022(\n\004acks\030\001 \003(\0132\032.futureq.inte" +
-      "rnal.GroupAck\"N\n\rCancelMessage\022\r\n\005topic\030" +
-      "\001 \001(\t\022\r\n\003key\030\002 \001(\tH\000\022\025\n\013storage_key\030\003 \001(" +
-      "\014H\000B\010\n\006target\"+\n\013CreateGroup\022\r\n\005topic\030\001 " +
-      "\001(\t\022\r\n\005group\030\002 \001(\t\"5\n\016ExpireMessages\022\r\n\005" +
-      "topic\030\001 \001(\t\022\024\n\014storage_keys\030\002 \003(\014\"_\n\nDea" +
-      "dLetter\022\r\n\005topic\030\001 \001(\t\022\r\n\005group\030\002 \001(\t\022\023\n" +
-      "\013storage_key\030\003 \001(\014\022\016\n\006reason\030\004 \001(\t\022\016\n\006no" +
-      "w_ms\030\005 \001(\003\"*\n\tTopicMeta\022\014\n\004name\030\001 \001(\t\022\017\n" +
-      "\007pending\030\002 \001(\003\"P\n\014ApplyResults\022.\n\007result" +
-      "s\030\001 \003(\0132\035.futureq.internal.ApplyResult\022\020" +
-      "\n\010replayed\030\002 \001(\010\"\263\002\n\013ApplyResult\0220\n\006stor" +
-      "ed\030\001 \001(\0132\036.futureq.internal.StoredResult" +
-      "H\000\0222\n\007removed\030\002 \001(\0132\037.futureq.internal.R" +
-      "emovedResultH\000\0226\n\tcancelled\030\003 \001(\0132!.futu" +
-      "req.internal.CancelledResultH\000\022=\n\rgroup_" +
-      "created\030\004 \001(\0132$.futureq.internal.GroupCr" +
-      "eatedResultH\000\022=\n\rdead_lettered\030\005 \001(\0132$.f" +
-      "utureq.internal.DeadLetteredResultH\000B\010\n\006" +
-      "result\"l\n\020StoredMessageRef\022\023\n\013storage_ke" +
-      "y\030\001 \001(\014\022\021\n\tduplicate\030\002 \001(\010\0220\n\007message\030\003 " +
-      "\001(\0132\037.futureq.internal.StoredMessage\"D\n\014" +
-      "StoredResult\0224\n\010messages\030\001 \003(\0132\".futureq" +
-      ".internal.StoredMessageRef\"e\n\rRemovedRes" +
-      "ult\022\r\n\005topic\030\001 \001(\t\022\024\n\014storage_keys\030\002 \003(\014" +
-      "\022/\n\006reason\030\003 \001(\0162\037.futureq.internal.Remo" +
-      "valReason\"g\n\017CancelledResult\022\r\n\005topic\030\001 " +
-      "\001(\t\022\023\n\013storage_key\030\002 \001(\014\0220\n\007message\030\003 \001(" +
-      "\0132\037.futureq.internal.StoredMessage\"C\n\022Gr" +
-      "oupCreatedResult\022\r\n\005topic\030\001 \001(\t\022\r\n\005group" +
-      "\030\002 \001(\t\022\017\n\007existed\030\003 \001(\010\"d\n\022DeadLetteredR" +
-      "esult\022\r\n\005topic\030\001 \001(\t\022\r\n\005group\030\002 \001(\t\0220\n\004c" +
-      "opy\030\003 \001(\0132\".futureq.internal.StoredMessa" +
-      "geRef*\245\001\n\rRemovalReason\022\036\n\032REMOVAL_REASO" +
-      "N_UNSPECIFIED\020\000\022\030\n\024REMOVAL_REASON_ACKED\020" +
-      "\001\022\032\n\026REMOVAL_REASON_EXPIRED\020\002\022\034\n\030REMOVAL" +
-      "_REASON_CANCELLED\020\003\022 \n\034REMOVAL_REASON_DE" +
-      "AD_LETTERED\020\004B\"\n\024io.futureq.log.protoB\010L" +
-      "ogProtoP\001b\006proto3"
+      " \001(\0132\034.futureq.internal.DeadLetterH\000\0227\n\r" +
+      "journal_write\030\007 \001(\0132\036.futureq.internal.J" +
+      "ournalWriteH\000\0229\n\016journal_delete\030\010 \001(\0132\037." +
+      "futureq.internal.JournalDeleteH\000B\t\n\007comm" +
+      "and\"\310\001\n\nNewMessage\022\r\n\005topic\030\001 \001(\t\022\017\n\007pay" +
+      "load\030\002 \001(\014\022\013\n\003key\030\003 \001(\t\022:\n\007headers\030\004 \003(\013" +
+      "2).futureq.internal.NewMessage.HeadersEn" +
+      "try\022\016\n\006due_ms\030\005 \001(\003\022\021\n\texpire_ms\030\006 \001(\003\032." +
+      "\n\014HeadersEntry\022\013\n\003key\030\001 \001(\t\022\r\n\005value\030\002 \001" +
+      "(\t:\0028\001\"Q\n\nStoreBatch\022\023\n\013enqueued_ms\030\001 \001(" +
+      "\003\022.\n\010messages\030\002 \003(\0132\034.futureq.internal.N" +
+      "ewMessage\"=\n\010GroupAck\022\r\n\005topic\030\001 \001(\t\022\r\n\005" +
+      "group\030\002 \001(\t\022\023\n\013storage_key\030\003 \001(\014\"7\n\013Dele" +
+      "teBatch\022(\n\004acks\030\001 \003(\0132\032.futureq.internal" +
+      ".GroupAck\"N\n\rCancelMessage\022\r\n\005topic\030\001 \001(" +
+      "\t\022\r\n\003key\030\002 \001(\tH\000\022\025\n\013storage_key\030\003 \001(\014H\000B" +
+      "\010\n\006target\"+\n\013CreateGroup\022\r\n\005topic\030\001 \001(\t\022" +
+      "\r\n\005group\030\002 \001(\t\"5\n\016ExpireMessages\022\r\n\005topi" +
+      "c\030\001 \001(\t\022\024\n\014storage_keys\030\002 \003(\014\"_\n\nDeadLet" +
+      "ter\022\r\n\005topic\030\001 \001(\t\022\r\n\005group\030\002 \001(\t\022\023\n\013sto" +
+      "rage_key\030\003 \001(\014\022\016\n\006reason\030\004 \001(\t\022\016\n\006now_ms" +
+      "\030\005 \001(\003\"*\n\tTopicMeta\022\014\n\004name\030\001 \001(\t\022\017\n\007pen" +
+      "ding\030\002 \001(\003\"P\n\014ApplyResults\022.\n\007results\030\001 " +
+      "\003(\0132\035.futureq.internal.ApplyResult\022\020\n\010re" +
+      "played\030\002 \001(\010\"\271\003\n\013ApplyResult\0220\n\006stored\030\001" +
+      " \001(\0132\036.futureq.internal.StoredResultH\000\0222" +
+      "\n\007removed\030\002 \001(\0132\037.futureq.internal.Remov" +
+      "edResultH\000\0226\n\tcancelled\030\003 \001(\0132!.futureq." +
+      "internal.CancelledResultH\000\022=\n\rgroup_crea" +
+      "ted\030\004 \001(\0132$.futureq.internal.GroupCreate" +
+      "dResultH\000\022=\n\rdead_lettered\030\005 \001(\0132$.futur" +
+      "eq.internal.DeadLetteredResultH\000\022A\n\017jour" +
+      "nal_written\030\006 \001(\0132&.futureq.internal.Jou" +
+      "rnalWrittenResultH\000\022A\n\017journal_deleted\030\007" +
+      " \001(\0132&.futureq.internal.JournalDeletedRe" +
+      "sultH\000B\010\n\006result\"l\n\020StoredMessageRef\022\023\n\013" +
+      "storage_key\030\001 \001(\014\022\021\n\tduplicate\030\002 \001(\010\0220\n\007" +
+      "message\030\003 \001(\0132\037.futureq.internal.StoredM" +
+      "essage\"D\n\014StoredResult\0224\n\010messages\030\001 \003(\013" +
+      "2\".futureq.internal.StoredMessageRef\"e\n\r" +
+      "RemovedResult\022\r\n\005topic\030\001 \001(\t\022\024\n\014storage_" +
+      "keys\030\002 \003(\014\022/\n\006reason\030\003 \001(\0162\037.futureq.int" +
+      "ernal.RemovalReason\"g\n\017CancelledResult\022\r" +
+      "\n\005topic\030\001 \001(\t\022\023\n\013storage_key\030\002 \001(\014\0220\n\007me" +
+      "ssage\030\003 \001(\0132\037.futureq.internal.StoredMes" +
+      "sage\"C\n\022GroupCreatedResult\022\r\n\005topic\030\001 \001(" +
+      "\t\022\r\n\005group\030\002 \001(\t\022\017\n\007existed\030\003 \001(\010\"d\n\022Dea" +
+      "dLetteredResult\022\r\n\005topic\030\001 \001(\t\022\r\n\005group\030" +
+      "\002 \001(\t\0220\n\004copy\030\003 \001(\0132\".futureq.internal.S" +
+      "toredMessageRef\"L\n\014JournalEvent\022\026\n\016persi" +
+      "stence_id\030\001 \001(\t\022\023\n\013sequence_nr\030\002 \001(\003\022\017\n\007" +
+      "payload\030\003 \001(\014\">\n\014JournalWrite\022.\n\006events\030" +
+      "\001 \003(\0132\036.futureq.internal.JournalEvent\"?\n" +
+      "\rJournalDelete\022\026\n\016persistence_id\030\001 \001(\t\022\026" +
+      "\n\016to_sequence_nr\030\002 \001(\003\"9\n\024JournalWritten" +
+      "Result\022\016\n\006events\030\001 \001(\005\022\021\n\tlog_index\030\002 \001(" +
+      "\003\"f\n\024JournalDeletedResult\022\026\n\016persistence" +
+      "_id\030\001 \001(\t\022\022\n\ndeleted_to\030\002 \001(\003\022\017\n\007removed" +
+      "\030\003 \001(\005\022\021\n\tlog_index\030\004 \001(\003*\245\001\n\rRemovalRea" +
+      "son\022\036\n\032REMOVAL_REASON_UNSPECIFIED\020\000\022\030\n\024R" +
+      "EMOVAL_REASON_ACKED\020\001\022\032\n\026REMOVAL_REASON_" +
+      "EXPIRED\020\002\022\034\n\030REMOVAL_REASON_CANCELLED\020\003\022" +
+      " \n\034REMOVAL_REASON_DEAD_LETTERED\020\004B\"\n\024io." +
+      "futureq.log.protoB\010LogProtoP\001b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -227,7 +267,7 @@ public final class LogProto {
     internal_static_futureq_internal_LogCommand_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_futureq_internal_LogCommand_descriptor,
-        new java.lang.String[] { "Store", "Delete", "Cancel", "CreateGroup", "Expire", "DeadLetter", "Command", });
+        new java.lang.String[] { "Store", "Delete", "Cancel", "CreateGroup", "Expire", "DeadLetter", "JournalWrite", "JournalDelete", "Command", });
     internal_static_futureq_internal_NewMessage_descriptor =
       getDescriptor().getMessageTypes().get(3);
     internal_static_futureq_internal_NewMessage_fieldAccessorTable = new
@@ -299,7 +339,7 @@ public final class LogProto {
     internal_static_futureq_internal_ApplyResult_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_futureq_internal_ApplyResult_descriptor,
-        new java.lang.String[] { "Stored", "Removed", "Cancelled", "GroupCreated", "DeadLettered", "Result", });
+        new java.lang.String[] { "Stored", "Removed", "Cancelled", "GroupCreated", "DeadLettered", "JournalWritten", "JournalDeleted", "Result", });
     internal_static_futureq_internal_StoredMessageRef_descriptor =
       getDescriptor().getMessageTypes().get(14);
     internal_static_futureq_internal_StoredMessageRef_fieldAccessorTable = new
@@ -336,6 +376,36 @@ public final class LogProto {
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_futureq_internal_DeadLetteredResult_descriptor,
         new java.lang.String[] { "Topic", "Group", "Copy", });
+    internal_static_futureq_internal_JournalEvent_descriptor =
+      getDescriptor().getMessageTypes().get(20);
+    internal_static_futureq_internal_JournalEvent_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
+        internal_static_futureq_internal_JournalEvent_descriptor,
+        new java.lang.String[] { "PersistenceId", "SequenceNr", "Payload", });
+    internal_static_futureq_internal_JournalWrite_descriptor =
+      getDescriptor().getMessageTypes().get(21);
+    internal_static_futureq_internal_JournalWrite_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
+        internal_static_futureq_internal_JournalWrite_descriptor,
+        new java.lang.String[] { "Events", });
+    internal_static_futureq_internal_JournalDelete_descriptor =
+      getDescriptor().getMessageTypes().get(22);
+    internal_static_futureq_internal_JournalDelete_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
+        internal_static_futureq_internal_JournalDelete_descriptor,
+        new java.lang.String[] { "PersistenceId", "ToSequenceNr", });
+    internal_static_futureq_internal_JournalWrittenResult_descriptor =
+      getDescriptor().getMessageTypes().get(23);
+    internal_static_futureq_internal_JournalWrittenResult_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
+        internal_static_futureq_internal_JournalWrittenResult_descriptor,
+        new java.lang.String[] { "Events", "LogIndex", });
+    internal_static_futureq_internal_JournalDeletedResult_descriptor =
+      getDescriptor().getMessageTypes().get(24);
+    internal_static_futureq_internal_JournalDeletedResult_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
+        internal_static_futureq_internal_JournalDeletedResult_descriptor,
+        new java.lang.String[] { "PersistenceId", "DeletedTo", "Removed", "LogIndex", });
   }
 
   // @@protoc_insertion_point(outer_class_scope)

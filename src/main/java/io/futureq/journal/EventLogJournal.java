@@ -1,0 +1,167 @@
+package io.futureq.journal;
+
+import com.google.protobuf.ByteString;
+import com.typesafe.config.Config;
+import io.futureq.log.CommandResult;
+import io.futureq.log.EventLog;
+import io.futureq.log.proto.JournalDelete;
+import io.futureq.log.proto.JournalEvent;
+import io.futureq.log.proto.JournalWrite;
+import io.futureq.log.proto.LogCommand;
+import io.futureq.storage.OrderedStore;
+import io.futureq.storage.OrderedStore.Space;
+import io.futureq.storage.StorageKeys;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Consumer;
+import org.apache.pekko.actor.Scheduler;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.apache.pekko.dispatch.Futures;
+import org.apache.pekko.persistence.AtomicWrite;
+import org.apache.pekko.persistence.PersistentRepr;
+import org.apache.pekko.persistence.journal.japi.AsyncWriteJournal;
+import org.apache.pekko.serialization.Serialization;
+import org.apache.pekko.serialization.SerializationExtension;
+import scala.concurrent.ExecutionContextExecutor;
+import scala.concurrent.Future;
+import scala.jdk.javaapi.CollectionConverters;
+import scala.jdk.javaapi.FutureConverters;
+
+/**
+ * A Pekko Persistence journal whose writes are {@link EventLog} commands, so events get the log's durability:
+ * group-committed fsync in standalone mode, Raft replication in clustered mode. It adds no storage engine: the
+ * state machine stores events in the node's {@link OrderedStore}, from which replays read.
+ *
+ * <p>Contract (Pekko's): each AtomicWrite is stored whole or not at all; one whose events cannot be serialized (or
+ * whose persistence id contains 0x00) is rejected and the others of the batch are still written; a failed append
+ * fails the whole batch. A delete never lowers the highest sequence number.
+ *
+ * <p>Reads are linearizable on any node: before reading the highest sequence number (which Pekko's recovery does
+ * before every replay) the journal appends an empty write as a barrier and waits, polling without blocking, until
+ * this node's replica has applied it. A replica that is the leader, or a standalone log, has applied it already.
+ */
+public final class EventLogJournal extends AsyncWriteJournal {
+  private final JournalBackend backend;
+  private final Serialization serialization;
+  private final Duration pollInterval;
+  private final Duration applyTimeout;
+  private final ExecutionContextExecutor executor;
+  private final Scheduler scheduler;
+
+  public EventLogJournal(Config config) {
+    this.backend = JournalBackend.get(Adapter.toTyped(context().system()));
+    this.serialization = SerializationExtension.get(context().system());
+    this.pollInterval = config.getDuration("apply-poll-interval");
+    this.applyTimeout = config.getDuration("apply-timeout");
+    this.executor = context().dispatcher();
+    this.scheduler = context().system().scheduler();
+  }
+
+  @Override
+  public Future<Iterable<Optional<Exception>>> doAsyncWriteMessages(Iterable<AtomicWrite> messages) {
+    List<Optional<Exception>> outcomes = new ArrayList<>();
+    JournalWrite.Builder write = JournalWrite.newBuilder();
+    for (AtomicWrite atomic : messages) {
+      try {
+        write.addAllEvents(encode(atomic));
+        outcomes.add(Optional.empty());
+      } catch (Exception e) {
+        outcomes.add(Optional.of(e));
+      }
+    }
+    if (write.getEventsCount() == 0) {
+      return Futures.successful(outcomes);
+    }
+    CompletionStage<Iterable<Optional<Exception>>> written = append(LogCommand.newBuilder().setJournalWrite(write))
+        .thenApply(result -> outcomes);
+    return FutureConverters.asScala(written);
+  }
+
+  @Override
+  public Future<Void> doAsyncDeleteMessagesTo(String persistenceId, long toSequenceNr) {
+    LogCommand.Builder delete = LogCommand.newBuilder().setJournalDelete(JournalDelete.newBuilder()
+        .setPersistenceId(persistenceId).setToSequenceNr(toSequenceNr));
+    return FutureConverters.asScala(append(delete).thenApply(result -> (Void) null));
+  }
+
+  /** Pekko calls it after {@link #doAsyncReadHighestSequenceNr}, whose barrier covers this read too. */
+  @Override
+  public Future<Void> doAsyncReplayMessages(String persistenceId, long fromSequenceNr, long toSequenceNr, long max,
+      Consumer<PersistentRepr> replayCallback) {
+    return FutureConverters.asScala(CompletableFuture.supplyAsync(() -> {
+      replay(persistenceId, fromSequenceNr, toSequenceNr, max, replayCallback);
+      return null;
+    }, executor));
+  }
+
+  @Override
+  public Future<Long> doAsyncReadHighestSequenceNr(String persistenceId, long fromSequenceNr) {
+    CompletionStage<Long> highest = append(LogCommand.newBuilder().setJournalWrite(JournalWrite.getDefaultInstance()))
+        .thenCompose(result -> waitForLocalApply(((CommandResult.JournalWritten) result).logIndex()))
+        .thenApplyAsync(applied -> {
+          byte[] value = backend.bound().store().get(Space.INDEX, StorageKeys.journalHighest(persistenceId));
+          return value == null ? 0L : ByteBuffer.wrap(value).getLong();
+        }, executor);
+    return FutureConverters.asScala(highest);
+  }
+
+  private List<JournalEvent> encode(AtomicWrite atomic) {
+    String persistenceId = atomic.persistenceId();
+    if (persistenceId.indexOf('\0') >= 0) {
+      throw new IllegalArgumentException("persistence id " + persistenceId + " contains the character 0x00");
+    }
+    List<JournalEvent> events = new ArrayList<>(atomic.size());
+    for (PersistentRepr repr : CollectionConverters.asJava(atomic.payload())) {
+      byte[] bytes = serialization.serialize(repr).get();
+      events.add(JournalEvent.newBuilder().setPersistenceId(persistenceId).setSequenceNr(repr.sequenceNr())
+          .setPayload(ByteString.copyFrom(bytes)).build());
+    }
+    return events;
+  }
+
+  private CompletionStage<CommandResult> append(LogCommand.Builder command) {
+    try {
+      return backend.bound().eventLog().append(command.build());
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  private void replay(String persistenceId, long from, long to, long max, Consumer<PersistentRepr> callback) {
+    byte[] end = to == Long.MAX_VALUE ? StorageKeys.prefixEnd(StorageKeys.journalEventPrefix(persistenceId))
+        : StorageKeys.journalEvent(persistenceId, to + 1);
+    long replayed = 0;
+    try (OrderedStore.View view = backend.bound().store().view(); OrderedStore.RangeIterator it =
+        view.range(Space.INDEX, StorageKeys.journalEvent(persistenceId, Math.max(0, from)), end)) {
+      for (; it.valid() && replayed < max; it.next(), replayed++) {
+        PersistentRepr repr = serialization.deserialize(it.value(), PersistentRepr.class).get();
+        callback.accept(repr);
+      }
+    }
+  }
+
+  /** Completes once this node's replica has applied log index {@code index}, or fails after the apply timeout. */
+  private CompletionStage<Long> waitForLocalApply(long index) {
+    CompletableFuture<Long> applied = new CompletableFuture<>();
+    long deadline = System.nanoTime() + applyTimeout.toNanos();
+    poll(backend.bound().eventLog(), index, deadline, applied);
+    return applied;
+  }
+
+  private void poll(EventLog log, long index, long deadline, CompletableFuture<Long> applied) {
+    long now = log.appliedIndex();
+    if (now >= index) {
+      applied.complete(now);
+    } else if (System.nanoTime() - deadline > 0) {
+      applied.completeExceptionally(new IllegalStateException("this replica did not apply log index " + index
+          + " within " + applyTimeout + " (it is at " + now + ")"));
+    } else {
+      scheduler.scheduleOnce(pollInterval, () -> poll(log, index, deadline, applied), executor);
+    }
+  }
+}
