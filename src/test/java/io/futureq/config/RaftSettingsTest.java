@@ -7,19 +7,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
-import java.io.File;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class RaftSettingsTest {
-  /** The reference block, plus the node id that conf/futureq.conf provides. */
+  /** The reference configuration (conf/futureq.conf) with {@code hocon} on top. */
   private static Config with(String hocon) {
-    return ConfigFactory.parseString(hocon)
-        .withFallback(ConfigFactory.parseFile(new File("conf/raft-reference.conf")))
-        .withFallback(ConfigFactory.parseString("futureq.node-id = node-1"))
-        .resolve();
+    return BrokerSettings.load(ConfigFactory.parseString(hocon), null, Map.of());
   }
 
   @Test
