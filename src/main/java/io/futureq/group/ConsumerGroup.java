@@ -3,7 +3,6 @@ package io.futureq.group;
 import io.futureq.serialization.CborSerializable;
 import io.futureq.api.grpc.Delivery;
 import io.futureq.metrics.GroupMetrics;
-import io.futureq.storage.StorageKeys;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -92,15 +91,10 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
   private final ArrayDeque<Pending> ready = new ArrayDeque<>();
   private final InFlightTable<ActorRef<SubscriberSession.Command>> inFlight = new InFlightTable<>();
   private final RequeueQueue requeue = new RequeueQueue();
-  private final ReadHistory history;
+  private final DueCursor due;
   private final long incarnation = ThreadLocalRandom.current().nextLong() >>> 1;
-  private final List<MessagesStored> storedDuringRead = new ArrayList<>();
   private final Map<ActorRef<SubscriberSession.Command>, List<Delivery>> outbox = new LinkedHashMap<>();
   private long nextSeq;
-  private byte[] cursor;
-  private boolean reading;
-  private boolean caughtUp;
-  private long wakeAtMs = Long.MAX_VALUE;
   private long inFlightTimerAt = Long.MAX_VALUE;
   private long requeueTimerAt = Long.MAX_VALUE;
 
@@ -110,8 +104,7 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
     this.gc = gc;
     this.reader = new DueReader(gc.store(), gc.bucketMs());
     this.metrics = new GroupMetrics(gc.topic(), gc.group());
-    this.cursor = startAfter;
-    this.history = new ReadHistory(startAfter);
+    this.due = new DueCursor(reader, startAfter);
   }
 
   @Override
@@ -205,30 +198,9 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
   }
 
   private Behavior<Command> onMessagesStored(MessagesStored stored) {
-    if (reading) {
-      storedDuringRead.add(stored);
-      return this;
-    }
-    placeStored(stored);
-    return pump();
-  }
-
-  /** Queues messages committed behind the cursor that no read saw; wakes earlier for ones ahead. */
-  private void placeStored(MessagesStored stored) {
     long now = System.currentTimeMillis();
-    for (DueMessage m : stored.messages()) {
-      if (cursor != null && m.compareKey(cursor) <= 0) {
-        if (!history.seen(m.storageKey(), stored.index()) && !m.expiredAt(now)) {
-          ready.addLast(new Pending(m, 0));
-        }
-      } else {
-        history.announced(stored.index());
-        long wake = reader.wakeTimeOf(StorageKeys.dueBucketOf(m.storageKey()));
-        if (caughtUp && wake < wakeAtMs) {
-          scheduleWake(wake, now);
-        }
-      }
-    }
+    scheduleWake(due.stored(stored, now, m -> ready.addLast(new Pending(m, 0))), now);
+    return pump();
   }
 
   private Behavior<Command> onMessagesRemoved(MessagesRemoved removed) {
@@ -259,28 +231,15 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
   }
 
   private Behavior<Command> onReadDone(ReadDone done) {
-    reading = false;
+    long now = System.currentTimeMillis();
     if (done.failure() != null) {
       getContext().getLog().warn("reading due messages of topic {} group '{}' failed; retrying", gc.topic(),
           gc.group(), done.failure());
-      scheduleWake(System.currentTimeMillis() + gc.topicSettings().retryBackoff().toMillis(),
-          System.currentTimeMillis());
-      caughtUp = true;
+      scheduleWake(due.readFailed(now + gc.topicSettings().retryBackoff().toMillis()), now);
       return this;
     }
-    DueReader.Chunk chunk = done.chunk();
-    if (chunk.lastKey() != null) {
-      cursor = chunk.lastKey();
-      history.recordRead(cursor, chunk.snapshotIndex());
-    }
-    chunk.messages().forEach(m -> ready.addLast(new Pending(m, 0)));
-    caughtUp = !chunk.full();
-    wakeAtMs = Long.MAX_VALUE;
-    if (caughtUp && chunk.nextWakeMs() != Long.MAX_VALUE) {
-      scheduleWake(chunk.nextWakeMs(), System.currentTimeMillis());
-    }
-    storedDuringRead.forEach(this::placeStored);
-    storedDuringRead.clear();
+    done.chunk().messages().forEach(m -> ready.addLast(new Pending(m, 0)));
+    scheduleWake(due.readDone(done.chunk(), now, m -> ready.addLast(new Pending(m, 0))), now);
     return pump();
   }
 
@@ -297,8 +256,7 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
   }
 
   private Behavior<Command> onWake(Wake wake) {
-    caughtUp = false;
-    wakeAtMs = Long.MAX_VALUE;
+    due.woke();
     return pump();
   }
 
@@ -382,12 +340,11 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
   }
 
   private void maybeRead(long now) {
-    if (reading || consumers.isEmpty() || ready.size() >= gc.topicSettings().readChunk()
-        || (caughtUp && now < wakeAtMs)) {
+    if (consumers.isEmpty() || ready.size() >= gc.topicSettings().readChunk() || !due.wantsRead(now)) {
       return;
     }
-    reading = true;
-    byte[] from = cursor;
+    due.readStarted();
+    byte[] from = due.position();
     String ackGroup = gc.universal() ? null : gc.group();
     CompletableFuture<DueReader.Chunk> read = CompletableFuture.supplyAsync(
         () -> reader.read(gc.topic(), from, now, gc.topicSettings().readChunk(), ackGroup), gc.storageExecutor());
@@ -395,8 +352,9 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
   }
 
   private void scheduleWake(long atMs, long now) {
-    wakeAtMs = atMs;
-    timers.startSingleTimer("wake", new Wake(), timerDelay(atMs, now));
+    if (atMs != DueCursor.NO_WAKE) {
+      timers.startSingleTimer("wake", new Wake(), timerDelay(atMs, now));
+    }
   }
 
   private void armInFlightTimer() {

@@ -1,0 +1,112 @@
+package io.futureq.group;
+
+import io.futureq.storage.StorageKeys;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * Where a group's reads stand: the cursor (last key read), whether a read is running, and when to
+ * read next. Announcements of new messages decide between "read it later" (ahead of the cursor:
+ * maybe wake earlier) and "it slipped behind the cursor" (queue it directly, see
+ * {@link ReadHistory}). Not thread-safe: owned by one {@link ConsumerGroup}.
+ */
+final class DueCursor {
+  static final long NO_WAKE = Long.MAX_VALUE;
+
+  private final DueReader reader;
+  private final ReadHistory history;
+  private final List<ConsumerGroup.MessagesStored> storedDuringRead = new ArrayList<>();
+  private byte[] cursor;
+  private boolean reading;
+  private boolean caughtUp;
+  private long wakeAtMs = NO_WAKE;
+
+  /** @param startAfter the first read starts after this key (null: from the topic's start) */
+  DueCursor(DueReader reader, byte[] startAfter) {
+    this.reader = reader;
+    this.cursor = startAfter;
+    this.history = new ReadHistory(startAfter);
+  }
+
+  byte[] position() {
+    return cursor;
+  }
+
+  /** Whether a read should start now: none running, and not caught up until a later wake. */
+  boolean wantsRead(long nowMs) {
+    return !reading && !(caughtUp && nowMs < wakeAtMs);
+  }
+
+  void readStarted() {
+    reading = true;
+  }
+
+  /**
+   * Takes a finished read: moves the cursor, then replays announcements that came during it.
+   *
+   * @param late receives messages that slipped behind the cursor
+   * @return when to wake for the next read, or {@link #NO_WAKE}
+   */
+  long readDone(DueReader.Chunk chunk, long nowMs, Consumer<DueMessage> late) {
+    reading = false;
+    if (chunk.lastKey() != null) {
+      cursor = chunk.lastKey();
+      history.recordRead(cursor, chunk.snapshotIndex());
+    }
+    caughtUp = !chunk.full();
+    wakeAtMs = caughtUp ? chunk.nextWakeMs() : NO_WAKE;
+    long wake = wakeAtMs;
+    for (ConsumerGroup.MessagesStored stored : storedDuringRead) {
+      wake = Math.min(wake, place(stored, nowMs, late));
+    }
+    storedDuringRead.clear();
+    return wake;
+  }
+
+  /** A read failed: try again at {@code retryAtMs}, which is returned as the wake time. */
+  long readFailed(long retryAtMs) {
+    reading = false;
+    caughtUp = true;
+    wakeAtMs = retryAtMs;
+    return retryAtMs;
+  }
+
+  /** The wake timer fired: the next read may start. */
+  void woke() {
+    caughtUp = false;
+    wakeAtMs = NO_WAKE;
+  }
+
+  /**
+   * New messages were committed.
+   *
+   * @return an earlier wake time to schedule, or {@link #NO_WAKE}
+   */
+  long stored(ConsumerGroup.MessagesStored stored, long nowMs, Consumer<DueMessage> late) {
+    if (reading) {
+      storedDuringRead.add(stored);
+      return NO_WAKE;
+    }
+    return place(stored, nowMs, late);
+  }
+
+  private long place(ConsumerGroup.MessagesStored stored, long nowMs, Consumer<DueMessage> late) {
+    long wake = NO_WAKE;
+    for (DueMessage m : stored.messages()) {
+      if (cursor != null && m.compareKey(cursor) <= 0) {
+        if (!history.seen(m.storageKey(), stored.index()) && !m.expiredAt(nowMs)) {
+          late.accept(m);
+        }
+      } else {
+        history.announced(stored.index());
+        long due = reader.wakeTimeOf(StorageKeys.dueBucketOf(m.storageKey()));
+        if (caughtUp && due < wakeAtMs) {
+          wakeAtMs = due;
+          wake = due;
+        }
+      }
+    }
+    return wake;
+  }
+}
