@@ -37,7 +37,7 @@ final class BenchRun {
   private final FutureQClient client;
   private final Plan plan;
   private final PrintWriter progress;
-  private final Set<String> seen = ConcurrentHashMap.newKeySet();
+  private final Set<String> seen;
   private final AtomicLong duplicates = new AtomicLong();
   /** Acked publishes when ids are not tracked (publish-only runs). */
   private final AtomicLong acked = new AtomicLong();
@@ -48,6 +48,8 @@ final class BenchRun {
   BenchRun(FutureQClient client, Plan plan, PrintWriter progress) {
     this.client = client;
     this.plan = plan;
+    // Sized up front: rehashing millions of ids would be measured as consumer time.
+    this.seen = ConcurrentHashMap.newKeySet(plan.consumers() == 0 ? 16 : plan.messages() * 2);
     this.progress = progress;
   }
 
@@ -68,7 +70,7 @@ final class BenchRun {
       Thread.sleep(500);
     }
     long burstDue = System.currentTimeMillis() + plan.delayMin().toMillis();
-    Set<String> published = ConcurrentHashMap.newKeySet();
+    Set<String> published = ConcurrentHashMap.newKeySet(plan.consumers() == 0 ? 16 : plan.messages() * 2);
     AtomicLong errors = new AtomicLong();
     long start = System.nanoTime();
     List<Thread> producers = new ArrayList<>();
