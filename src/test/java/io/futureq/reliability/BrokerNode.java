@@ -108,7 +108,10 @@ public final class BrokerNode implements AutoCloseable {
     long deadline = System.currentTimeMillis() + within.toMillis();
     while (System.currentTimeMillis() < deadline) {
       if (!process.isAlive()) {
-        throw new AssertionError("broker exited with " + process.exitValue() + " while starting:\n" + tail(80));
+        int status = process.exitValue();
+        throw new AssertionError("broker exited with " + status + " while starting" + (status == 143
+            ? " (SIGTERM: sent from outside; this harness sends only SIGKILL while running)" : "")
+            + ":\n" + tail(80));
       }
       try {
         HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + managementPort

@@ -289,6 +289,7 @@ public final class CrashLoop {
       publisher.shutdownNow();
       broker.close();
       Files.writeString(options.workDir().resolve("crash-loop.journal"), journal.toString());
+      dump();
     }
     return analyze(survived, begin, quietStart, drained, pendingAfter);
   }
@@ -303,6 +304,27 @@ public final class CrashLoop {
     }
     int life = lives.size() - 1;
     StorageProbe.durablyAcked(broker.data, TOPIC, GROUP, candidates).forEach(id -> durableAt.put(id, life));
+  }
+
+  /** Raw records for offline analysis: publishes.csv, deliveries.csv, lives.csv in the work directory. */
+  private void dump() throws java.io.IOException {
+    StringBuilder p = new StringBuilder("payload,delay_ms,sent_at_ms,message_id,acked_at_ms,failure\n");
+    published.values().forEach(x -> p.append(x.payload).append(',').append(x.delayMs).append(',').append(x.sentAtMs)
+        .append(',').append(x.messageId == null ? "" : x.messageId).append(',').append(x.ackedAtMs).append(',')
+        .append(x.failure == null ? "" : x.failure.replace(',', ';').replace('\n', ' ')).append('\n'));
+    Files.writeString(options.workDir().resolve("publishes.csv"), p);
+    StringBuilder d = new StringBuilder("message_id,payload,due_at_ms,received_at_ms,attempt,ack_at_ms,durable_at_life\n");
+    received.forEach(r -> d.append(r.messageId()).append(',').append(r.payload()).append(',').append(r.dueAtMs())
+        .append(',').append(r.receivedAtMs()).append(',').append(r.attempt()).append(',').append(r.ackAtMs())
+        .append(',').append(durableAt.getOrDefault(r.messageId(), -1)).append('\n'));
+    Files.writeString(options.workDir().resolve("deliveries.csv"), d);
+    StringBuilder l = new StringBuilder("life,started_at_ms,ready_at_ms,killed_at_ms,dead_at_ms\n");
+    for (int i = 0; i < lives.size(); i++) {
+      Life x = lives.get(i);
+      l.append(i).append(',').append(x.startedAtMs()).append(',').append(x.readyAtMs()).append(',')
+          .append(x.killedAtMs()).append(',').append(x.deadAtMs()).append('\n');
+    }
+    Files.writeString(options.workDir().resolve("lives.csv"), l);
   }
 
   private void publishOne(FutureQProducer producer, long n) {
@@ -489,7 +511,21 @@ public final class CrashLoop {
         example(examples, "id reuse", id + " -> " + payloads);
       }
     });
-    long republished = idsOfPayload.values().stream().filter(s -> s.size() > 1).count();
+    long republished = 0;
+    for (Map.Entry<String, Set<String>> e : idsOfPayload.entrySet()) {
+      if (e.getValue().size() > 1) {
+        republished++;
+        Published p = published.get(e.getKey());
+        List<String> copies = new ArrayList<>();
+        for (String id : e.getValue()) {
+          Received first = byId.get(id).get(0);
+          copies.add(id + " first received " + first.receivedAtMs() + " in life " + lifeOf(first.receivedAtMs())
+              + ", ack durable at the crash of life " + durableAt.getOrDefault(id, -1));
+        }
+        example(examples, "republished (allowed)", e.getKey() + (p == null ? "" : " sent " + p.sentAtMs + " in life "
+            + lifeOf(p.sentAtMs) + ", answered with " + p.messageId) + ": " + copies);
+      }
+    }
 
     long resurrected = 0;
     long byTiming = 0;

@@ -429,76 +429,96 @@ class HostileInputTest {
     stalled.sendMessage(ConsumerFrame.newBuilder().setInit(SubscribeInit.newBuilder().setTopic(topic).setGroup("A")
         .setMaxInFlight(50)).build());
 
-    LinkedBlockingQueue<ReceivedMessage> groupB = new LinkedBlockingQueue<>();
-    LinkedBlockingQueue<ReceivedMessage> groupA = new LinkedBlockingQueue<>();
-    try (FutureQConsumer b = client.subscribe(topic, "B", groupB::add, ConsumerOptions.defaults());
-        FutureQConsumer a2 = client.subscribe(topic, "A", groupA::add, ConsumerOptions.defaults())) {
+    Seen groupB = new Seen();
+    Seen groupA = new Seen();
+    try (FutureQConsumer b = client.subscribe(topic, "B", groupB::record, ConsumerOptions.defaults());
+        FutureQConsumer a2 = client.subscribe(topic, "A", groupA::record, ConsumerOptions.defaults())) {
       assertEquals(2, awaitConsumers(topic, "A", 2, WAIT), "stalled + normal consumer in group A");
       assertEquals(1, awaitConsumers(topic, "B", 1, WAIT), "normal consumer in group B");
       for (int i = 0; i < count; i++) {
         producer.send(OutgoingMessage.to(topic).payload("f-" + i + "-" + padding).build()).get(10, TimeUnit.SECONDS);
         Thread.sleep(100);
       }
-      Got gotB = receiveAll(groupB, count, Duration.ofSeconds(30));
-      Got gotA = receiveAll(groupA, count, Duration.ofSeconds(60));
+      groupB.await("f-", count, Duration.ofSeconds(30));
+      groupA.await("f-", count, Duration.ofSeconds(60));
       Status stalledStatus = stalledClosed.getNow(null);
       say("(f) " + count + " messages of 8 KiB at 10/s; the stalled group-A client (max_in_flight 50, 64 KiB window, "
           + "never reads): " + (stalledStatus == null ? "stream still open" : "closed with " + stalledStatus.getCode())
-          + ", group A has " + consumers(topic, "A") + " consumers; group B got " + gotB.lateness().size()
-          + ", latest " + gotB.maxLateness() + " ms after due, max attempt " + gotB.maxAttempt()
-          + "; group A's normal consumer got " + gotA.lateness().size() + ", latest " + gotA.maxLateness()
-          + " ms after due, max attempt " + gotA.maxAttempt());
-      assertEquals(count, gotB.lateness().size(), "group B got every message");
-      assertTrue(gotB.maxLateness() < 3000, "group B kept receiving on time; latest " + gotB.maxLateness()
-          + " ms after due");
-      assertEquals(count, gotA.lateness().size(), "group A's normal consumer got every message");
+          + ", group A has " + consumers(topic, "A") + " consumers; group B got " + groupB.count("f-")
+          + ", latest " + groupB.maxLateness("f-") + " ms after due, max attempt " + groupB.maxAttempt
+          + "; group A's normal consumer got " + groupA.count("f-") + ", latest " + groupA.maxLateness("f-")
+          + " ms after due, max attempt " + groupA.maxAttempt);
+      assertEquals(count, groupB.count("f-"), "group B got every message");
+      assertTrue(groupB.maxLateness("f-") < 3000, "group B kept receiving on time; latest "
+          + groupB.maxLateness("f-") + " ms after due");
+      assertEquals(count, groupA.count("f-"), "group A's normal consumer got every message");
 
-      // Bounded: the broker holds at most max_in_flight + 16 undelivered frames for a stream, then ends it.
+      // Bounded: the broker stops feeding a stream that does not read once its buffers are full, and
+      // drops the consumer; until then each delivery it took waits out the in-flight timeout.
+      String big = "q".repeat(64 * 1024);
+      long heapBefore = usedHeapAfterGc();
       int more = 0;
-      long until = System.currentTimeMillis() + 30_000;
+      long phaseStart = System.currentTimeMillis();
+      long until = phaseStart + 90_000;
+      long heapMax = heapBefore;
       while (consumers(topic, "A") > 1 && System.currentTimeMillis() < until) {
         for (int i = 0; i < 10; i++) {
-          producer.send(OutgoingMessage.to(topic).payload("g-" + more++ + "-" + padding).build());
+          producer.send(OutgoingMessage.to(topic).payload("g-" + more++ + "-" + big).build());
         }
         Thread.sleep(200);
+        if (more % 200 == 0) {
+          heapMax = Math.max(heapMax, usedHeapAfterGc());
+        }
       }
+      long droppedAfter = System.currentTimeMillis() - phaseStart;
       int aConsumers = consumers(topic, "A");
+      groupA.await("g-", more, Duration.ofSeconds(60));
+      groupB.await("g-", more, Duration.ofSeconds(30));
+      long heapAfter = usedHeapAfterGc();
       Status closed = stalledClosed.getNow(null);
-      say("(f) then " + more + " more messages: group A has " + aConsumers + " consumer(s); the stalled stream "
-          + (closed == null ? "is still open on the client side" : "was closed with " + closed.getCode() + " ("
-          + closed.getDescription() + ")"));
-      assertEquals(1, aConsumers, "the broker ends a stream that stopped reading once its buffer is full");
-      Got rest = receiveAll(groupA, more, Duration.ofSeconds(60));
-      assertEquals(more, rest.lateness().size(), "group A's normal consumer got the rest too");
+      say("(f) then " + more + " messages of 64 KiB at 50/s: after " + droppedAfter + " ms group A has " + aConsumers
+          + " consumer(s) (the stalled client " + (closed == null ? "never saw a status" : "saw "
+          + closed.getCode()) + "); heap after GC " + mib(heapBefore) + " MiB before, at most " + mib(heapMax)
+          + " MiB while it was attached, " + mib(heapAfter) + " MiB after; group A's normal consumer got "
+          + groupA.count("g-") + ", latest " + groupA.maxLateness("g-") + " ms after due, max attempt "
+          + groupA.maxAttempt + "; group B latest " + groupB.maxLateness("g-") + " ms after due");
+      assertEquals(1, aConsumers, "the broker drops a consumer that stopped reading once its buffers are full");
+      assertTrue(heapMax - heapBefore < 200L << 20, "heap grew by " + mib(heapMax - heapBefore) + " MiB");
+      assertEquals(more, groupA.count("g-"), "group A's normal consumer got the rest too");
+      assertEquals(more, groupB.count("g-"), "group B got the rest too");
     } finally {
       stalled.cancel("done", null);
       stalledChannel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
     }
   }
 
-  /** What a consumer got: payload id -> ms from due to first receipt, and the highest attempt number seen. */
-  private record Got(Map<String, Long> lateness, int maxAttempt) {
-    long maxLateness() {
-      return lateness.isEmpty() ? -1 : Collections.max(lateness.values());
-    }
-  }
+  /** What one consumer saw, keeping no payloads: payload id -> ms from due to first receipt, highest attempt. */
+  private static final class Seen {
+    final Map<String, Long> lateness = new ConcurrentHashMap<>();
+    final AtomicInteger maxAttempt = new AtomicInteger();
 
-  /** Receives until {@code count} distinct payload ids arrived, or {@code within} passed. */
-  private static Got receiveAll(LinkedBlockingQueue<ReceivedMessage> queue, int count, Duration within)
-      throws InterruptedException {
-    Map<String, Long> lateness = new TreeMap<>();
-    int maxAttempt = 0;
-    long until = System.currentTimeMillis() + within.toMillis();
-    while (lateness.size() < count && System.currentTimeMillis() < until) {
-      ReceivedMessage m = queue.poll(200, TimeUnit.MILLISECONDS);
-      if (m != null) {
-        String payload = new String(m.payload(), StandardCharsets.UTF_8);
-        String id = payload.substring(0, payload.indexOf('-', 2));
-        lateness.putIfAbsent(id, m.receivedAtUnixMs() - m.dueAtUnixMs());
-        maxAttempt = Math.max(maxAttempt, m.attempt());
+    void record(ReceivedMessage m) {
+      byte[] payload = m.payload();
+      String head = new String(payload, 0, Math.min(payload.length, 24), StandardCharsets.UTF_8);
+      lateness.putIfAbsent(head.substring(0, head.indexOf('-', 2) + 1), m.receivedAtUnixMs() - m.dueAtUnixMs());
+      maxAttempt.accumulateAndGet(m.attempt(), Math::max);
+    }
+
+    int count(String prefix) {
+      return (int) lateness.keySet().stream().filter(k -> k.startsWith(prefix)).count();
+    }
+
+    long maxLateness(String prefix) {
+      return lateness.entrySet().stream().filter(e -> e.getKey().startsWith(prefix)).mapToLong(Map.Entry::getValue)
+          .max().orElse(-1);
+    }
+
+    void await(String prefix, int n, Duration within) throws InterruptedException {
+      long until = System.currentTimeMillis() + within.toMillis();
+      while (count(prefix) < n && System.currentTimeMillis() < until) {
+        Thread.sleep(50);
       }
     }
-    return new Got(lateness, maxAttempt);
   }
 
   // ---------------------------------------------------------------------------------------------
