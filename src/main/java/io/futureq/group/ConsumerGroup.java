@@ -94,6 +94,8 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
   private final DueCursor due;
   private final long incarnation = ThreadLocalRandom.current().nextLong() >>> 1;
   private final Map<ActorRef<SubscriberSession.Command>, List<Delivery>> outbox = new LinkedHashMap<>();
+  /** Deliveries that timed out, by sequence number: their credit returns when the consumer answers them. */
+  private final Map<Long, ActorRef<SubscriberSession.Command>> timedOut = new java.util.HashMap<>();
   private long nextSeq;
   private long inFlightTimerAt = Long.MAX_VALUE;
   private long requeueTimerAt = Long.MAX_VALUE;
@@ -189,6 +191,10 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
       return null;
     }
     if (entry == null) {
+      if (consumer.equals(timedOut.remove(tag.seq()))) {
+        // A late answer to a timed-out delivery: the consumer is alive after all, its credit returns.
+        consumers.release(consumer);
+      }
       return null;
     }
     inFlight.remove(tag.seq());
@@ -218,6 +224,7 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
 
   private Behavior<Command> onConsumerLeft(ConsumerLeft left) {
     consumers.remove(left.consumer());
+    timedOut.values().removeIf(left.consumer()::equals);
     List<InFlightTable.Entry<ActorRef<SubscriberSession.Command>>> held = inFlight.removeConsumer(left.consumer());
     metrics.inFlight.decrement(held.size());
     if (!gc.universal()) {
@@ -266,7 +273,13 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
         inFlight.removeExpired(System.currentTimeMillis());
     metrics.inFlight.decrement(expired.size());
     for (InFlightTable.Entry<ActorRef<SubscriberSession.Command>> e : expired) {
-      consumers.release(e.consumer());
+      // The credit stays taken until the consumer answers that delivery: a consumer that stopped
+      // reading runs out of credit instead of being handed the redeliveries again and again.
+      if (gc.universal()) {
+        consumers.release(e.consumer());
+      } else {
+        timedOut.put(e.seq(), e.consumer());
+      }
     }
     if (!gc.universal()) {
       for (int i = expired.size() - 1; i >= 0; i--) {

@@ -141,6 +141,27 @@ class ConsumerGroupTest {
   }
 
   @Test
+  void aConsumerThatStopsAnsweringKeepsItsTimedOutCreditSoRedeliveriesGoElsewhere() {
+    ActorRef<ConsumerGroup.Command> group = startGroup("stalled", HASTY);
+    TestProbe<SubscriberSession.Command> stalled = consumer(group, 1);
+    publish(group, "m1");
+    Delivery lost = expectDelivery(stalled);
+    TestProbe<SubscriberSession.Command> healthy = consumer(group, 5);
+
+    Delivery again = expectDelivery(healthy);
+    assertEquals(lost.getMessageId(), again.getMessageId());
+    assertEquals(2, again.getAttempt());
+    publish(group, "m2");
+    assertEquals("m2", expectDelivery(healthy).getPayload().toStringUtf8());
+    stalled.expectNoMessage(Duration.ofMillis(200));
+
+    ack(group, stalled, lost);
+    publish(group, "m3", "m4");
+    List<String> toStalled = List.of(expectDelivery(stalled).getPayload().toStringUtf8());
+    assertTrue(List.of("m3", "m4").containsAll(toStalled), "a late answer gives the credit back");
+  }
+
+  @Test
   void nackWithDelayRedeliversOnlyAfterTheDelay() {
     ActorRef<ConsumerGroup.Command> group = startGroup("billing", PATIENT);
     TestProbe<SubscriberSession.Command> consumer = consumer(group, 10);

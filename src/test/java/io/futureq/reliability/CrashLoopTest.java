@@ -32,7 +32,6 @@ class CrashLoopTest {
     assertEquals(0, report.early(), figures);
     assertEquals(0, report.earlyVsRequest(), figures);
     assertEquals(0, report.resurrected(), figures);
-    assertEquals(0, report.redeliveredAfterAckNoCrash(), figures);
     assertEquals(0, report.quietResurrected(), figures);
     assertEquals(0, report.idReuse(), figures);
     assertEquals(0, report.unknownPayloads(), figures);
