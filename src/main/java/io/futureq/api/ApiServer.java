@@ -18,6 +18,8 @@ import org.apache.pekko.http.javadsl.Http;
 import org.apache.pekko.http.javadsl.ServerBinding;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
+import org.apache.pekko.http.javadsl.model.RequestEntity;
+import org.apache.pekko.util.ByteString;
 import org.apache.pekko.japi.function.Function;
 
 /** Binds the gRPC services (plus health and reflection) on one HTTP/2 port. */
@@ -34,6 +36,14 @@ public final class ApiServer {
         HealthHandlerFactory.partial(health, Health.name, system),
         ServerReflection.create(List.of(Producer.description, Consumer.description, Admin.description,
             Health.description), system));
-    return Http.get(system).newServerAt(settings.host(), settings.port()).bind(handler);
+    long maxMessage = settings.maxBatchBytes() + (1 << 20);
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    org.apache.pekko.stream.scaladsl.Flow<ByteString, ByteString, Object> limit =
+        (org.apache.pekko.stream.scaladsl.Flow) GrpcMessageLimit.flow(maxMessage).asScala();
+    Function<HttpRequest, CompletionStage<HttpResponse>> limited = request -> {
+      var entity = (org.apache.pekko.http.scaladsl.model.RequestEntity) request.entity();
+      return handler.apply(request.withEntity((RequestEntity) entity.transformDataBytes(limit)));
+    };
+    return Http.get(system).newServerAt(settings.host(), settings.port()).bind(limited);
   }
 }
