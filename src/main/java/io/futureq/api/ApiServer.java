@@ -21,6 +21,7 @@ import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.RequestEntity;
 import org.apache.pekko.util.ByteString;
 import org.apache.pekko.japi.function.Function;
+import org.apache.pekko.stream.Materializer;
 
 /** Binds the gRPC services (plus health and reflection) on one HTTP/2 port. */
 public final class ApiServer {
@@ -28,12 +29,13 @@ public final class ApiServer {
 
   public static CompletionStage<ServerBinding> bind(ActorSystem<?> system, ApiSettings settings, ProducerService producer,
       ConsumerService consumer, AdminService admin, HealthService health) {
+    Materializer mat = Materializer.matFromSystem(system);
     @SuppressWarnings("unchecked")
     Function<HttpRequest, CompletionStage<HttpResponse>> handler = ServiceHandler.concatOrNotFound(
-        ProducerHandlerFactory.partial(producer, Producer.name, system),
-        ConsumerHandlerFactory.partial(consumer, Consumer.name, system),
-        AdminHandlerFactory.partial(admin, Admin.name, system),
-        HealthHandlerFactory.partial(health, Health.name, system),
+        ProducerHandlerFactory.partial(producer, Producer.name, mat, GrpcErrors.handler(), system),
+        ConsumerHandlerFactory.partial(consumer, Consumer.name, mat, GrpcErrors.handler(), system),
+        AdminHandlerFactory.partial(admin, Admin.name, mat, GrpcErrors.handler(), system),
+        HealthHandlerFactory.partial(health, Health.name, mat, GrpcErrors.handler(), system),
         ServerReflection.create(List.of(Producer.description, Consumer.description, Admin.description,
             Health.description), system));
     long maxMessage = settings.maxBatchBytes() + (1 << 20);

@@ -25,6 +25,9 @@ final class GrpcErrors {
     if (t instanceof GrpcServiceException g) {
       return g.getStatus();
     }
+    if (t instanceof com.google.protobuf.InvalidProtocolBufferException) {
+      return Status.INVALID_ARGUMENT.withDescription("malformed protobuf message: " + t.getMessage());
+    }
     if (t instanceof InvalidRequest r) {
       return Status.fromCode(r.code()).withDescription(r.getMessage());
     }
@@ -46,6 +49,12 @@ final class GrpcErrors {
     }
     LOG.error("unexpected failure answering a request", t);
     return Status.INTERNAL.withDescription("internal error: " + t.getClass().getSimpleName());
+  }
+
+  /** For pekko-grpc's handlers: failures before our code runs (decoding) get the same mapping. */
+  static org.apache.pekko.japi.Function<org.apache.pekko.actor.ActorSystem,
+      org.apache.pekko.japi.Function<Throwable, org.apache.pekko.grpc.Trailers>> handler() {
+    return system -> failure -> org.apache.pekko.grpc.Trailers.apply(toStatus(failure));
   }
 
   static GrpcServiceException toException(Throwable failure) {
