@@ -13,7 +13,6 @@ import io.futureq.log.BrokerStateMachine;
 import io.futureq.log.EventLog;
 import io.futureq.log.LocalEventLog;
 import io.futureq.log.raft.RaftEventLog;
-import io.futureq.log.raft.RaftStatus;
 import io.futureq.log.proto.TopicMeta;
 import io.futureq.metrics.LogMetrics;
 import io.futureq.metrics.MetricsServer;
@@ -146,7 +145,7 @@ public final class Node implements AutoCloseable {
         + settings.management().host() + ":" + settings.management().port());
     if (clustered) {
       ClusterBootstrap.get(system).start();
-      readiness.require(() -> cluster.selfMember().status() == MemberStatus.up() && caughtUp(raftLog.status()));
+      readiness.require(() -> cluster.selfMember().status() == MemberStatus.up() && raftLog.caughtUp());
       system.scheduler().scheduleWithFixedDelay(settings.topic().wakeInterval(), settings.topic().wakeInterval(),
           () -> wakeTopics(store, router), system.executionContext());
     }
@@ -176,11 +175,6 @@ public final class Node implements AutoCloseable {
           }
           return Done.getInstance();
         }));
-  }
-
-  /** A replica that follows a known leader and has applied everything it knows to be committed. */
-  private static boolean caughtUp(RaftStatus status) {
-    return !status.leaderId().isEmpty() && status.appliedIndex() >= status.commitIndex();
   }
 
   /** Starts the entity of every topic with stored messages, so expiry timers run from boot. */

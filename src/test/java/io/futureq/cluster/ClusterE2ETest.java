@@ -91,6 +91,61 @@ class ClusterE2ETest {
     }
   }
 
+  @Test
+  void aTopicMovesWhenItsNodeStopsAndTheStoppedNodeCatchesUpWhenRestarted() throws Exception {
+    try (ClusterNodes cluster = new ClusterNodes(dir, 3)) {
+      cluster.startAll();
+      cluster.awaitAllReady(Duration.ofSeconds(90));
+      Set<String> received = ConcurrentHashMap.newKeySet();
+      FutureQClient.Builder all = FutureQClient.builder();
+      for (int i = 0; i < 3; i++) {
+        all.target(cluster.target(i));
+      }
+      try (FutureQClient client = all.build()) {
+        client.subscribe("moving", "g", m -> received.add(new String(m.payload())), ConsumerOptions.defaults());
+        FutureQProducer producer = client.producer(ProducerOptions.defaults().withLinger(Duration.ofMillis(1)));
+        for (int i = 0; i < 20; i++) {
+          producer.send(OutgoingMessage.to("moving").payload("before-" + i).key("before-" + i)
+              .delay(Duration.ofSeconds(4)).build()).get(20, TimeUnit.SECONDS);
+        }
+        int host = hostOf(client, "moving");
+        cluster.stop(host);
+        long deadline = System.currentTimeMillis() + 60_000;
+        while (received.size() < 20 && System.currentTimeMillis() < deadline) {
+          Thread.sleep(200);
+        }
+        assertEquals(20, received.size(), "pending messages of the moved topic: " + received);
+
+        cluster.start(host);
+        cluster.awaitAllReady(Duration.ofSeconds(90));
+        try (FutureQClient viaRestarted = FutureQClient.builder().target(cluster.target(host)).build()) {
+          viaRestarted.producer(ProducerOptions.defaults().withLinger(Duration.ofMillis(1)))
+              .send(OutgoingMessage.to("moving").payload("after").key("after").build()).get(30, TimeUnit.SECONDS);
+          ClusterInfo info = viaRestarted.clusterInfo().get(10, TimeUnit.SECONDS);
+          assertEquals(3, info.getRaft().getPeersCount());
+        }
+        deadline = System.currentTimeMillis() + 30_000;
+        while (!received.contains("after") && System.currentTimeMillis() < deadline) {
+          Thread.sleep(200);
+        }
+        assertTrue(received.contains("after"), "a publish through the restarted node is delivered");
+      }
+    }
+  }
+
+  /** The index of the node whose member entry lists {@code topic} among its hosted topics. */
+  private static int hostOf(FutureQClient client, String topic) throws Exception {
+    for (int attempt = 0; attempt < 100; attempt++) {
+      for (var m : client.clusterInfo().get(10, TimeUnit.SECONDS).getMembersList()) {
+        if (m.getTopicsList().contains(topic)) {
+          return Integer.parseInt(m.getNodeId().substring("node-".length())) - 1;
+        }
+      }
+      Thread.sleep(100);
+    }
+    throw new AssertionError("no member hosts topic " + topic);
+  }
+
   private static int leaderIndex(ClusterNodes cluster) throws Exception {
     try (FutureQClient client = FutureQClient.builder().target(cluster.target(0)).build()) {
       String leader = client.clusterInfo().get(10, TimeUnit.SECONDS).getRaft().getLeaderId();

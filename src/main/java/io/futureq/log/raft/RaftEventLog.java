@@ -115,6 +115,22 @@ public final class RaftEventLog implements EventLog {
   }
 
   /** What this node knows of the group now; {@link RaftStatus.Role#STOPPED} once closed or failed. */
+  /**
+   * Whether this replica follows a known leader and has applied every entry it knows to be
+   * committed. Compares Raft's own applied index, which also counts Raft's bookkeeping entries
+   * (a new leader's first entry, configuration changes) that never reach the store.
+   */
+  public boolean caughtUp() {
+    try {
+      RaftServer.Division division = server.getDivision(RaftServerFactory.GROUP_ID);
+      DivisionInfo info = division.getInfo();
+      return info.getLeaderId() != null
+          && info.getLastAppliedIndex() >= division.getRaftLog().getLastCommittedIndex();
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
   public RaftStatus status() {
     try {
       RaftServer.Division division = server.getDivision(RaftServerFactory.GROUP_ID);
