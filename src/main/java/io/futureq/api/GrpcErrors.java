@@ -54,7 +54,20 @@ final class GrpcErrors {
   /** For pekko-grpc's handlers: failures before our code runs (decoding) get the same mapping. */
   static org.apache.pekko.japi.Function<org.apache.pekko.actor.ActorSystem,
       org.apache.pekko.japi.Function<Throwable, org.apache.pekko.grpc.Trailers>> handler() {
-    return system -> failure -> org.apache.pekko.grpc.Trailers.apply(toStatus(failure));
+    var pekkoDefault = org.apache.pekko.grpc.javadsl.GrpcExceptionHandler.defaultMapper();
+    return system -> {
+      var fallback = pekkoDefault.apply(system);
+      return failure -> ours(unwrap(failure)) ? org.apache.pekko.grpc.Trailers.apply(toStatus(failure))
+          : fallback.apply(failure);
+    };
+  }
+
+  /** Failures this map knows; others (unknown method, ...) keep pekko-grpc's own statuses. */
+  private static boolean ours(Throwable t) {
+    return t instanceof com.google.protobuf.InvalidProtocolBufferException || t instanceof InvalidRequest
+        || t instanceof GrpcServiceException || t instanceof StorageException || t instanceof LogClosedException
+        || t instanceof LogUnavailableException || t instanceof LogOverloadedException
+        || t instanceof TimeoutException || t instanceof StatusReply.ErrorMessage;
   }
 
   static GrpcServiceException toException(Throwable failure) {
