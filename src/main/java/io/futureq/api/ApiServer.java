@@ -27,8 +27,8 @@ import org.apache.pekko.stream.Materializer;
 public final class ApiServer {
   private ApiServer() {}
 
-  public static CompletionStage<ServerBinding> bind(ActorSystem<?> system, ApiSettings settings, ProducerService producer,
-      ConsumerService consumer, AdminService admin, HealthService health) {
+  public static CompletionStage<ServerBinding> bind(ActorSystem<?> system, ApiSettings settings,
+      ProducerService producer, ConsumerService consumer, AdminService admin, HealthService health) {
     Materializer mat = Materializer.matFromSystem(system);
     @SuppressWarnings("unchecked")
     Function<HttpRequest, CompletionStage<HttpResponse>> handler = ServiceHandler.concatOrNotFound(

@@ -40,7 +40,8 @@ public final class HealthService implements Health {
     if (!SERVICES.contains(in.getService())) {
       return Source.single(HealthCheckResponse.newBuilder().setStatus(ServingStatus.SERVICE_UNKNOWN).build());
     }
-    return Source.single(current()).concat(Source.<HealthCheckResponse>maybe().mapMaterializedValue(m -> NotUsed.getInstance()));
+    return Source.single(current())
+        .concat(Source.<HealthCheckResponse>maybe().mapMaterializedValue(m -> NotUsed.getInstance()));
   }
 
   private HealthCheckResponse current() {

@@ -123,7 +123,8 @@ public final class Node implements AutoCloseable {
         settings.storage().groupCommitMaxCommands(), settings.storage().maxQueuedCommands(), announcer,
         logMetrics::recordCommit);
     JournalBackend.get(system).bind(eventLog, store);
-    Executor storageExecutor = system.dispatchers().lookup(DispatcherSelector.fromConfig("futureq-blocking-dispatcher"));
+    Executor storageExecutor =
+        system.dispatchers().lookup(DispatcherSelector.fromConfig("futureq-blocking-dispatcher"));
     TopicEntity.init(sharding, new TopicContext(settings.topic(), settings.group(), store, stateMachine.bucketMs(),
         eventLog, storageExecutor, askTimeout, settings.limits().maxConsumersPerGroup(), localTopics));
 

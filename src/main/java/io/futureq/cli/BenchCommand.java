@@ -22,7 +22,8 @@ final class BenchCommand implements Callable<Integer> {
   @Option(names = "--server", required = true, paramLabel = "HOST:PORT", description = "Broker address.")
   String server;
 
-  @Option(names = "--messages", defaultValue = "200000", description = "Messages to publish (default ${DEFAULT-VALUE}).")
+  @Option(names = "--messages", defaultValue = "200000",
+      description = "Messages to publish (default ${DEFAULT-VALUE}).")
   int messages;
 
   @Option(names = "--payload", defaultValue = "100", description = "Payload bytes (default ${DEFAULT-VALUE}).")
@@ -45,13 +46,16 @@ final class BenchCommand implements Callable<Integer> {
   @Option(names = "--consumers", defaultValue = "2", description = "Consumers in the group (default ${DEFAULT-VALUE}).")
   int consumers;
 
-  @Option(names = "--batch", defaultValue = "100", description = "Messages per publish request (default ${DEFAULT-VALUE}).")
+  @Option(names = "--batch", defaultValue = "100",
+      description = "Messages per publish request (default ${DEFAULT-VALUE}).")
   int batch;
 
-  @Option(names = "--max-in-flight", defaultValue = "2000", description = "Credit per consumer (default ${DEFAULT-VALUE}).")
+  @Option(names = "--max-in-flight", defaultValue = "2000",
+      description = "Credit per consumer (default ${DEFAULT-VALUE}).")
   int maxInFlight;
 
-  @Option(names = "--ack-level", defaultValue = "QUORUM", description = "NONE, LEADER or QUORUM (default ${DEFAULT-VALUE}).")
+  @Option(names = "--ack-level", defaultValue = "QUORUM",
+      description = "NONE, LEADER or QUORUM (default ${DEFAULT-VALUE}).")
   String ackLevel;
 
   @Option(names = "--topic", description = "Topic to use (default bench-<random>).")

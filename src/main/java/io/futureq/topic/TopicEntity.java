@@ -163,7 +163,8 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
   private Behavior<Command> onGroupReady(GroupReady ready) {
     List<Attach> waiting = waitingForGroup.remove(ready.group());
     if (ready.failure() != null) {
-      String why = "cannot create group '" + ready.group() + "' of topic " + topic + ": " + ready.failure().getMessage();
+      String why = "cannot create group '" + ready.group() + "' of topic " + topic
+          + ": " + ready.failure().getMessage();
       waiting.forEach(a -> a.replyTo().tell(StatusReply.error(why)));
       return this;
     }
