@@ -4,15 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.futureq.app.Node;
-import io.futureq.config.BrokerSettings;
+import io.futureq.e2e.TestBroker;
 import io.grpc.Status;
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -31,28 +27,15 @@ class ClientE2ETest {
   @TempDir
   Path dir;
 
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
-  }
-
-  private Node startBroker(Path data, int grpcPort) throws IOException {
-    Map<String, Object> values = new HashMap<>();
-    values.put("futureq.storage.data-dir", data.toString());
-    values.put("futureq.api.host", "127.0.0.1");
-    values.put("futureq.api.port", grpcPort);
-    values.put("futureq.metrics.enabled", false);
-    values.put("futureq.management.port", freePort());
-    values.put("futureq.cluster.remoting.port", 0);
-    values.put("futureq.group.in-flight-timeout", "3s");
-    return Node.start(BrokerSettings.from(BrokerSettings.load(com.typesafe.config.ConfigFactory.parseMap(values), null, Map.of())));
+  /** A real broker on a fixed gRPC port, so a restarted one is found at the same address. */
+  private static TestBroker startBroker(Path data, int grpcPort) {
+    return TestBroker.start(data, Map.of("futureq.api.port", grpcPort, "futureq.group.in-flight-timeout", "3s"));
   }
 
   @Test
   void sendsConsumesAcksNacksAndCancels() throws Exception {
-    int port = freePort();
-    try (Node node = startBroker(dir.resolve("data"), port);
+    int port = TestBroker.freePort();
+    try (TestBroker node = startBroker(dir.resolve("data"), port);
         FutureQClient client = FutureQClient.builder().target("127.0.0.1:" + port).build()) {
       FutureQProducer producer = client.producer(ProducerOptions.defaults());
       String id = producer.send(OutgoingMessage.to("client").payload("hello").delay(Duration.ofMillis(200))
@@ -81,8 +64,8 @@ class ClientE2ETest {
 
   @Test
   void autoAckNacksWhenTheHandlerThrows() throws Exception {
-    int port = freePort();
-    try (Node node = startBroker(dir.resolve("data"), port);
+    int port = TestBroker.freePort();
+    try (TestBroker node = startBroker(dir.resolve("data"), port);
         FutureQClient client = FutureQClient.builder().target("127.0.0.1:" + port).build()) {
       client.producer(ProducerOptions.defaults()).send(OutgoingMessage.to("auto").payload("p").build())
           .get(10, TimeUnit.SECONDS);
@@ -101,9 +84,9 @@ class ClientE2ETest {
 
   @Test
   void reconnectsAfterTheBrokerRestartsAndLosesNothing() throws Exception {
-    int port = freePort();
+    int port = TestBroker.freePort();
     Path data = dir.resolve("data");
-    Node node = startBroker(data, port);
+    TestBroker node = startBroker(data, port);
     try (FutureQClient client = FutureQClient.builder().target("127.0.0.1:" + port).build()) {
       Set<String> received = ConcurrentHashMap.newKeySet();
       client.subscribe("restart", "g", m -> received.add(new String(m.payload())), ConsumerOptions.defaults());
@@ -132,7 +115,7 @@ class ClientE2ETest {
 
   @Test
   void sendBlocksThenFailsWhenTooManyMessagesAreUnacknowledged() throws Exception {
-    int port = freePort();
+    int port = TestBroker.freePort();
     try (FutureQClient client = FutureQClient.builder().target("127.0.0.1:" + port)
         .requestTimeout(Duration.ofSeconds(1)).build()) {
       FutureQProducer producer = client.producer(ProducerOptions.defaults().withMaxOutstandingMessages(5)
