@@ -2,13 +2,12 @@ package io.futureq.api;
 
 import io.futureq.api.grpc.Consumer;
 import io.futureq.api.grpc.ConsumerFrame;
-import io.futureq.api.grpc.Delivery;
+import io.futureq.api.grpc.DeliveryFrame;
 import io.futureq.config.ApiSettings;
 import io.futureq.config.GroupSettings;
 import io.futureq.config.TopicSettings;
 import io.futureq.group.GroupDirectory;
 import io.futureq.group.SubscriberSession;
-import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import org.apache.pekko.NotUsed;
@@ -33,6 +32,7 @@ public final class ConsumerService implements Consumer {
   private final TopicSettings topicSettings;
   private final RequestValidator validator;
   private final GroupDirectory directory;
+  private final ConsumerFrames frames;
 
   public ConsumerService(ActorSystem<?> system, ApiSettings settings, GroupSettings groupSettings,
       TopicSettings topicSettings, GroupDirectory directory) {
@@ -42,20 +42,21 @@ public final class ConsumerService implements Consumer {
     this.topicSettings = topicSettings;
     this.validator = new RequestValidator(settings);
     this.directory = directory;
+    this.frames = new ConsumerFrames(groupSettings.maxRequeueDelay());
   }
 
   @Override
-  public Source<Delivery, NotUsed> subscribe(Source<ConsumerFrame, NotUsed> in) {
+  public Source<DeliveryFrame, NotUsed> subscribe(Source<ConsumerFrame, NotUsed> in) {
     return in.prefixAndTail(1).flatMapConcat(pair -> {
       if (pair.first().isEmpty()) {
-        return Source.<Delivery>empty();
+        return Source.<DeliveryFrame>empty();
       }
       ConsumerFrame first = pair.first().get(0);
       SubscriberSession.Init init;
       try {
         init = init(first);
       } catch (InvalidRequest e) {
-        return Source.<Delivery>failed(GrpcErrors.toException(e));
+        return Source.<DeliveryFrame>failed(GrpcErrors.toException(e));
       }
       return session(init, pair.second());
     }).mapMaterializedValue(m -> NotUsed.getInstance());
@@ -67,19 +68,20 @@ public final class ConsumerService implements Consumer {
     }
     int maxInFlight = validator.subscribe(first.getInit());
     return new SubscriberSession.Init(first.getInit().getTopic(), first.getInit().getGroup(), maxInFlight,
-        groupSettings.maxRequeueDelay(), topicSettings.retryBackoff());
+        topicSettings.retryBackoff());
   }
 
-  private Source<Delivery, NotUsed> session(SubscriberSession.Init init, Source<ConsumerFrame, NotUsed> rest) {
-    // Credit bounds what a session holds: at most max-in-flight deliveries are outstanding.
+  private Source<DeliveryFrame, NotUsed> session(SubscriberSession.Init init, Source<ConsumerFrame, NotUsed> rest) {
+    // Credit bounds what a session holds: at most max-in-flight deliveries (so at most as many
+    // outputs) are outstanding, plus the subscribed frame and the end.
     Pair<ActorRef<SubscriberSession.Output>, Source<SubscriberSession.Output, NotUsed>> out =
         ActorSource.<SubscriberSession.Output>actorRef(o -> o instanceof SubscriberSession.Close,
-            o -> o instanceof SubscriberSession.Fail f ? Optional.of(new GrpcServiceException(f.status()))
-                : Optional.empty(),
+            o -> o instanceof SubscriberSession.Fail f
+                ? Optional.of(new GrpcServiceException(ConsumerFrames.status(f.refusal()))) : Optional.empty(),
             init.maxInFlight() + 16, OverflowStrategy.fail()).preMaterialize(system);
     ActorRef<SubscriberSession.Command> session = system.systemActorOf(
         SubscriberSession.create(init, directory, out.first()), "subscriber-" + UUID.randomUUID(), Props.empty());
-    rest.<SubscriberSession.Command>map(SubscriberSession.FrameReceived::new)
+    rest.map(frames::command)
         .runWith(ActorSink.<SubscriberSession.Command>actorRef(session, new SubscriberSession.StreamEnded(),
             failure -> new SubscriberSession.StreamEnded()), system);
     return out.second()
@@ -87,6 +89,6 @@ public final class ConsumerService implements Consumer {
           done.whenComplete((d, f) -> session.tell(new SubscriberSession.StreamEnded()));
           return mat;
         })
-        .mapConcat(o -> o instanceof SubscriberSession.Emit e ? e.deliveries() : List.<Delivery>of());
+        .mapConcat(frames::frames);
   }
 }

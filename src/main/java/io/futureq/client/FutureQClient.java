@@ -1,10 +1,6 @@
 package io.futureq.client;
 
-import com.typesafe.config.ConfigFactory;
 import io.futureq.api.grpc.AddRaftPeerRequest;
-import io.futureq.api.grpc.AdminClient;
-import io.futureq.api.grpc.RaftInfo;
-import io.futureq.api.grpc.RemoveRaftPeerRequest;
 import io.futureq.api.grpc.CancelRequest;
 import io.futureq.api.grpc.CancelResponse;
 import io.futureq.api.grpc.ClusterInfo;
@@ -12,23 +8,27 @@ import io.futureq.api.grpc.GetClusterInfoRequest;
 import io.futureq.api.grpc.GetTopicStatsRequest;
 import io.futureq.api.grpc.ListTopicsRequest;
 import io.futureq.api.grpc.ListTopicsResponse;
-import io.futureq.api.grpc.ProducerClient;
+import io.futureq.api.grpc.RaftInfo;
+import io.futureq.api.grpc.RemoveRaftPeerRequest;
 import io.futureq.api.grpc.TopicStats;
+import io.grpc.Grpc;
+import io.grpc.InsecureChannelCredentials;
+import io.grpc.ManagedChannel;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.pekko.actor.typed.ActorSystem;
-import org.apache.pekko.actor.typed.javadsl.Behaviors;
-import org.apache.pekko.grpc.GrpcClientSettings;
 
 /**
  * Connects to one or more FutureQ brokers and hands out producers, consumers and admin calls.
- * Connections rotate through the targets when one becomes unavailable. Plaintext for now; TLS will
- * be an option of the builder. Close it to release its threads.
+ * Connections rotate through the targets when one becomes unavailable. Built on plain grpc-java (no
+ * actor system): one channel per target. Plaintext for now; TLS will be an option of the builder.
+ * Close it to release its threads.
  *
  * <pre>{@code
  * try (FutureQClient client = FutureQClient.builder().target("127.0.0.1:8443").build()) {
@@ -38,21 +38,27 @@ import org.apache.pekko.grpc.GrpcClientSettings;
  * }</pre>
  */
 public final class FutureQClient implements AutoCloseable {
+  /**
+   * The largest response message accepted: a delivery frame is closed at 256 KiB of payloads, so
+   * this leaves room for one delivery of the largest payload a broker may be configured to take.
+   */
+  static final int MAX_INBOUND_MESSAGE_BYTES = 64 << 20;
+
   private final List<String> targets;
-  private final ActorSystem<Void> system;
+  private final ManagedChannel[] channels;
   private final Duration requestTimeout;
   private final AtomicInteger nextTarget = new AtomicInteger();
   private final List<AutoCloseable> handles = new ArrayList<>();
-  private AdminClient admin;
-  private ProducerClient unary;
+  private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+    Thread t = new Thread(r, "futureq-client-timer");
+    t.setDaemon(true);
+    return t;
+  });
 
   private FutureQClient(List<String> targets, Duration requestTimeout) {
     this.targets = List.copyOf(targets);
+    this.channels = new ManagedChannel[targets.size()];
     this.requestTimeout = requestTimeout;
-    this.system = ActorSystem.create(Behaviors.empty(), "futureq-client", ConfigFactory.parseString(
-        "pekko.actor.provider = local\npekko.loglevel = WARNING\npekko.coordinated-shutdown.exit-jvm = off\n"
-            + "pekko.coordinated-shutdown.run-by-jvm-shutdown-hook = off\n"
-            + "pekko.http.client.http2.max-persistent-attempts = 0\n").withFallback(ConfigFactory.load()));
   }
 
   public static Builder builder() {
@@ -75,16 +81,16 @@ public final class FutureQClient implements AutoCloseable {
   }
 
   public CompletableFuture<ListTopicsResponse> listTopics() {
-    return translate(admin().listTopics(ListTopicsRequest.getDefaultInstance()).toCompletableFuture());
+    return Rpc.unary(nextChannel(), Rpc.LIST_TOPICS, ListTopicsRequest.getDefaultInstance(), requestTimeout);
   }
 
   public CompletableFuture<TopicStats> topicStats(String topic) {
-    return translate(admin().getTopicStats(GetTopicStatsRequest.newBuilder().setTopic(topic).build())
-        .toCompletableFuture());
+    return Rpc.unary(nextChannel(), Rpc.TOPIC_STATS, GetTopicStatsRequest.newBuilder().setTopic(topic).build(),
+        requestTimeout);
   }
 
   public CompletableFuture<ClusterInfo> clusterInfo() {
-    return translate(admin().getClusterInfo(GetClusterInfoRequest.getDefaultInstance()).toCompletableFuture());
+    return Rpc.unary(nextChannel(), Rpc.CLUSTER_INFO, GetClusterInfoRequest.getDefaultInstance(), requestTimeout);
   }
 
   /**
@@ -101,82 +107,76 @@ public final class FutureQClient implements AutoCloseable {
     return cancel(CancelRequest.newBuilder().setTopic(topic).setMessageId(messageId).build());
   }
 
-  private CompletableFuture<CancelResponse> cancel(CancelRequest request) {
-    ProducerClient stub;
-    synchronized (this) {
-      if (unary == null) {
-        unary = ProducerClient.create(nextConnection(), system);
-      }
-      stub = unary;
-    }
-    return translate(stub.cancel(request).toCompletableFuture()
-        .orTimeout(requestTimeout.toMillis(), TimeUnit.MILLISECONDS));
+  CompletableFuture<CancelResponse> cancel(CancelRequest request) {
+    return Rpc.unary(nextChannel(), Rpc.CANCEL, request, requestTimeout);
   }
 
   /** Clustered mode: adds a node to the Raft group (a listener first, then a voter). */
   public CompletableFuture<RaftInfo> addRaftPeer(String nodeId, String raftAddress) {
-    return translate(admin().addRaftPeer(AddRaftPeerRequest.newBuilder().setNodeId(nodeId)
-        .setRaftAddress(raftAddress).build()).toCompletableFuture());
+    return Rpc.unary(nextChannel(), Rpc.ADD_RAFT_PEER, AddRaftPeerRequest.newBuilder().setNodeId(nodeId)
+        .setRaftAddress(raftAddress).build(), requestTimeout);
   }
 
   /** Clustered mode: removes a node from the Raft group. */
   public CompletableFuture<RaftInfo> removeRaftPeer(String nodeId) {
-    return translate(admin().removeRaftPeer(RemoveRaftPeerRequest.newBuilder().setNodeId(nodeId).build())
-        .toCompletableFuture());
-  }
-
-  private synchronized AdminClient admin() {
-    if (admin == null) {
-      admin = AdminClient.create(nextConnection(), system);
-    }
-    return admin;
-  }
-
-  ActorSystem<Void> system() {
-    return system;
+    return Rpc.unary(nextChannel(), Rpc.REMOVE_RAFT_PEER, RemoveRaftPeerRequest.newBuilder().setNodeId(nodeId)
+        .build(), requestTimeout);
   }
 
   Duration requestTimeout() {
     return requestTimeout;
   }
 
-  /** Settings for the next target in rotation. */
-  GrpcClientSettings nextConnection() {
-    String target = targets.get(Math.floorMod(nextTarget.getAndIncrement(), targets.size()));
-    int colon = target.lastIndexOf(':');
-    return GrpcClientSettings.connectToServiceAt(target.substring(0, colon),
-        Integer.parseInt(target.substring(colon + 1)), system).withTls(false);
+  ScheduledExecutorService timer() {
+    return timer;
   }
 
-  static <T> CompletableFuture<T> translate(CompletableFuture<T> future) {
-    CompletableFuture<T> out = new CompletableFuture<>();
-    future.whenComplete((v, e) -> {
-      if (e == null) {
-        out.complete(v);
-      } else {
-        out.completeExceptionally(FutureQException.from(e));
-      }
-    });
-    return out;
+  /** The connection to the next target in rotation (one channel per target, opened on first use). */
+  synchronized ManagedChannel nextChannel() {
+    int i = Math.floorMod(nextTarget.getAndIncrement(), targets.size());
+    if (channels[i] == null) {
+      channels[i] = Grpc.newChannelBuilder(targets.get(i), InsecureChannelCredentials.create())
+          .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES).build();
+    }
+    return channels[i];
+  }
+
+  synchronized void forget(AutoCloseable handle) {
+    handles.remove(handle);
   }
 
   @Override
-  public synchronized void close() {
-    for (AutoCloseable handle : handles) {
+  public void close() {
+    List<AutoCloseable> open;
+    synchronized (this) {
+      open = new ArrayList<>(handles);
+    }
+    for (AutoCloseable handle : open) {
       try {
         handle.close();
       } catch (Exception e) {
         // closing the rest matters more than one handle's failure to close
       }
     }
-    if (admin != null) {
-      admin.close();
+    synchronized (this) {
+      // Streams just half-closed get a moment to end cleanly (their last acks are on the way).
+      for (ManagedChannel channel : channels) {
+        if (channel != null) {
+          channel.shutdown();
+        }
+      }
+      for (ManagedChannel channel : channels) {
+        try {
+          if (channel != null && !channel.awaitTermination(2, TimeUnit.SECONDS)) {
+            channel.shutdownNow();
+          }
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          channel.shutdownNow();
+        }
+      }
     }
-    if (unary != null) {
-      unary.close();
-    }
-    system.terminate();
-    system.getWhenTerminated().toCompletableFuture().join();
+    timer.shutdownNow();
   }
 
   /** Configures a {@link FutureQClient}. */

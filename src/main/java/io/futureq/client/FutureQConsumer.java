@@ -1,49 +1,50 @@
 package io.futureq.client;
 
-import io.futureq.api.grpc.AckFrame;
-import io.futureq.api.grpc.ConsumerClient;
-import io.futureq.api.grpc.ConsumerFrame;
-import io.futureq.api.grpc.Delivery;
-import io.futureq.api.grpc.NackFrame;
-import io.futureq.api.grpc.SubscribeInit;
-import java.time.Duration;
+import io.grpc.Status;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import org.apache.pekko.japi.Pair;
-import org.apache.pekko.stream.BoundedSourceQueue;
-import org.apache.pekko.stream.javadsl.Sink;
-import org.apache.pekko.stream.javadsl.Source;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A subscription: runs the handler for each delivery on its own thread, in arrival order, acks
- * (auto-ack) or leaves acking to the handler, and resubscribes with backoff when the stream is
- * lost. Deliveries unacked when a stream is lost are redelivered by the broker.
+ * A subscription: runs the handler for each delivery on its handler threads ({@link
+ * ConsumerOptions#handlerThreads()}; with one, in arrival order), acks (auto-ack) or leaves acking to
+ * the handler, and resubscribes with backoff when the stream is lost. Deliveries unacked when a
+ * stream is lost are redelivered by the broker.
  */
 public final class FutureQConsumer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(FutureQConsumer.class);
+  private static final AtomicInteger THREADS = new AtomicInteger();
 
   private final FutureQClient client;
   private final String topic;
   private final String group;
   private final MessageHandler handler;
   private final ConsumerOptions options;
-  private final ExecutorService worker;
-  private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
-    Thread t = new Thread(r, "futureq-consumer-timer");
-    t.setDaemon(true);
-    return t;
-  });
-  private static final int ACK_BATCH = 256;
-  private static final long ACK_FLUSH_MS = 2;
-
+  private final ExecutorService handlers;
+  private final CompletableFuture<Void> subscribed = new CompletableFuture<>();
   private final CompletableFuture<Void> terminated = new CompletableFuture<>();
-  private ConsumerClient grpc;
-  private Stream stream;
+  private final SubscribeStream.Events events = new SubscribeStream.Events() {
+    @Override
+    public void subscribed(SubscribeStream stream) {
+      onSubscribed();
+    }
+
+    @Override
+    public void delivered(SubscribeStream stream, List<ReceivedMessage> messages) {
+      dispatch(stream, messages);
+    }
+
+    @Override
+    public void ended(SubscribeStream stream, Status status) {
+      onStreamEnded(stream, status);
+    }
+  };
+  private SubscribeStream stream;
   private int failures;
   private boolean closed;
 
@@ -53,57 +54,19 @@ public final class FutureQConsumer implements AutoCloseable {
     this.group = group;
     this.handler = handler;
     this.options = options;
-    this.worker = Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, "futureq-consumer-" + topic);
+    this.handlers = Executors.newFixedThreadPool(options.handlerThreads(), r -> {
+      Thread t = new Thread(r, "futureq-consumer-" + topic + "-" + THREADS.incrementAndGet());
       t.setDaemon(true);
       return t;
     });
     synchronized (this) {
       connect();
     }
-    timer.scheduleWithFixedDelay(this::flushAcks, ACK_FLUSH_MS, ACK_FLUSH_MS, TimeUnit.MILLISECONDS);
   }
 
-  private void flushAcks() {
-    Stream current;
-    synchronized (this) {
-      current = stream;
-    }
-    current.flush();
-  }
-
-  /** One Subscribe stream; acks and nacks for another (lost) stream are dropped. */
-  /**
-   * One Subscribe stream; acks and nacks for another (lost) stream are dropped. Acks are batched:
-   * sent when {@link #ACK_BATCH} tags are waiting or at the next flush tick, whichever is first.
-   */
-  final class Stream {
-    private final BoundedSourceQueue<ConsumerFrame> frames;
-    private AckFrame.Builder acks = AckFrame.newBuilder();
-
-    Stream(BoundedSourceQueue<ConsumerFrame> frames) {
-      this.frames = frames;
-    }
-
-    synchronized void ack(String tag) {
-      acks.addDeliveryTags(tag);
-      if (acks.getDeliveryTagsCount() >= ACK_BATCH) {
-        flush();
-      }
-    }
-
-    synchronized void flush() {
-      if (acks.getDeliveryTagsCount() > 0) {
-        frames.offer(ConsumerFrame.newBuilder().setAck(acks).build());
-        acks = AckFrame.newBuilder();
-      }
-    }
-
-    synchronized void nack(String tag, Duration delay) {
-      flush();
-      frames.offer(ConsumerFrame.newBuilder().setNack(NackFrame.newBuilder().setDeliveryTag(tag)
-          .setRequeueDelayMs(delay.toMillis())).build());
-    }
+  /** Completes once the broker has taken the first subscription: deliveries may follow. */
+  public CompletableFuture<Void> subscribed() {
+    return subscribed;
   }
 
   /** Completes when the subscription ends for good: closed, or refused by the broker. */
@@ -112,51 +75,62 @@ public final class FutureQConsumer implements AutoCloseable {
   }
 
   private void connect() {
-    grpc = ConsumerClient.create(client.nextConnection(), client.system());
-    Pair<BoundedSourceQueue<ConsumerFrame>, Source<ConsumerFrame, org.apache.pekko.NotUsed>> pair =
-        Source.<ConsumerFrame>queue(Math.max(1024, options.maxInFlight() * 4)).preMaterialize(client.system());
-    Stream current = new Stream(pair.first());
-    stream = current;
-    current.frames.offer(ConsumerFrame.newBuilder().setInit(SubscribeInit.newBuilder().setTopic(topic)
-        .setGroup(group).setMaxInFlight(options.maxInFlight())).build());
-    grpc.subscribe(pair.second())
-        .runWith(Sink.foreach(d -> onDelivery(current, d, System.currentTimeMillis())), client.system())
-        .whenComplete((done, failure) -> onStreamEnded(current, failure));
+    stream = new SubscribeStream(client.nextChannel(), topic, group, events, client.timer());
+    stream.start(options.maxInFlight());
   }
 
-  private void onDelivery(Stream from, Delivery delivery, long receivedAtMs) {
-    synchronized (this) {
-      failures = 0;
+  private synchronized void onSubscribed() {
+    failures = 0;
+    subscribed.complete(null);
+  }
+
+  /** One task per handler thread and frame: a frame is split into contiguous shares. */
+  private void dispatch(SubscribeStream from, List<ReceivedMessage> messages) {
+    int shares = Math.min(options.handlerThreads(), messages.size());
+    for (int s = 0; s < shares; s++) {
+      List<ReceivedMessage> share = messages.subList(s * messages.size() / shares, (s + 1) * messages.size() / shares);
+      try {
+        handlers.execute(() -> handle(from, share));
+      } catch (java.util.concurrent.RejectedExecutionException e) {
+        return; // closed: the broker redelivers what was not handled
+      }
     }
-    ReceivedMessage message = new ReceivedMessage(delivery, receivedAtMs, from);
-    worker.execute(() -> {
+  }
+
+  private void handle(SubscribeStream from, List<ReceivedMessage> messages) {
+    for (ReceivedMessage message : messages) {
       try {
         handler.handle(message);
         if (options.autoAck()) {
-          message.ack();
+          from.ackLater(message.deliveryTag());
         }
       } catch (Exception e) {
-        LOG.warn("handler failed on message {} of topic {}; nacking it", delivery.getMessageId(), topic, e);
+        LOG.warn("handler failed on message {} of topic {}; nacking it", message.messageId(), topic, e);
         if (options.autoAck()) {
           message.nack(options.nackDelay());
         }
       }
-    });
+    }
+    if (options.autoAck()) {
+      from.flush();
+    }
   }
 
-  private synchronized void onStreamEnded(Stream ended, Throwable failure) {
+  private synchronized void onStreamEnded(SubscribeStream ended, Status status) {
     if (ended != stream || closed) {
       return;
     }
-    FutureQException error = failure == null ? null : FutureQException.from(failure);
+    FutureQException error = status.isOk() ? null : FutureQException.from(status);
     if (error != null && !error.retriable()) {
       LOG.error("subscription to topic {} group '{}' refused: {}", topic, group, error.getMessage());
+      subscribed.completeExceptionally(error);
       terminated.completeExceptionally(error);
+      handlers.shutdown();
+      client.forget(this);
       return;
     }
-    grpc.close();
     long backoff = Math.min(5000, options.reconnectBackoff().toMillis() << Math.min(failures++, 6));
-    timer.schedule(() -> {
+    client.timer().schedule(() -> {
       synchronized (this) {
         if (!closed && stream == ended) {
           connect();
@@ -165,6 +139,7 @@ public final class FutureQConsumer implements AutoCloseable {
     }, backoff, TimeUnit.MILLISECONDS);
   }
 
+  /** Stops receiving, lets running handlers finish (up to 5 s), sends their acks and ends the stream. */
   @Override
   public void close() {
     synchronized (this) {
@@ -172,17 +147,18 @@ public final class FutureQConsumer implements AutoCloseable {
         return;
       }
       closed = true;
-      stream.flush();
-      stream.frames.complete();
-      grpc.close();
     }
-    worker.shutdown();
+    handlers.shutdown();
     try {
-      worker.awaitTermination(5, TimeUnit.SECONDS);
+      handlers.awaitTermination(5, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    timer.shutdownNow();
+    handlers.shutdownNow();
+    synchronized (this) {
+      stream.close();
+    }
+    client.forget(this);
     terminated.complete(null);
   }
 }

@@ -33,8 +33,14 @@ public final class FutureQException extends RuntimeException {
       return new FutureQException(Status.Code.DEADLINE_EXCEEDED, "no answer within the request timeout");
     }
     if (cause instanceof io.grpc.StatusRuntimeException s) {
-      return new FutureQException(s.getStatus().getCode(), String.valueOf(s.getStatus().getDescription()));
+      return from(s.getStatus());
     }
     return new FutureQException(Status.Code.UNAVAILABLE, cause.toString());
+  }
+
+  static FutureQException from(Status status) {
+    String description = status.getDescription() != null ? status.getDescription()
+        : status.getCause() != null ? status.getCause().toString() : "no detail";
+    return new FutureQException(status.getCode(), description);
   }
 }

@@ -1,24 +1,21 @@
 package io.futureq.client;
 
 import io.futureq.api.grpc.CancelRequest;
-import io.futureq.api.grpc.ProducerClient;
 import io.futureq.api.grpc.PublishRequest;
 import io.futureq.api.grpc.PublishResponse;
+import io.grpc.CallOptions;
+import io.grpc.ClientCall;
+import io.grpc.Metadata;
 import io.grpc.Status;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import org.apache.pekko.japi.Pair;
-import org.apache.pekko.stream.BoundedSourceQueue;
-import org.apache.pekko.stream.javadsl.Sink;
-import org.apache.pekko.stream.javadsl.Source;
 
 /**
  * Publishes messages in batches over one pipelined {@code PublishStream}. Batches go out when full
@@ -33,11 +30,7 @@ public final class FutureQProducer implements AutoCloseable {
   private final FutureQClient client;
   private final ProducerOptions options;
   private final Semaphore permits;
-  private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
-    Thread t = new Thread(r, "futureq-producer");
-    t.setDaemon(true);
-    return t;
-  });
+  private final ScheduledExecutorService timer;
   private final Map<String, List<Pending>> inFlight = new LinkedHashMap<>();
   private final Map<String, PublishRequest> requests = new LinkedHashMap<>();
   private List<Pending> batch = new ArrayList<>();
@@ -46,13 +39,14 @@ public final class FutureQProducer implements AutoCloseable {
   private long nextRequestId;
   private int generation;
   private int failures;
-  private ProducerClient grpc;
-  private BoundedSourceQueue<PublishRequest> queue;
+  /** The current stream; null between a lost stream and the reconnect. */
+  private ClientCall<PublishRequest, PublishResponse> call;
   private boolean closed;
 
   FutureQProducer(FutureQClient client, ProducerOptions options) {
     this.client = client;
     this.options = options;
+    this.timer = client.timer();
     this.permits = new Semaphore(options.maxOutstandingMessages());
     synchronized (this) {
       connect();
@@ -97,12 +91,7 @@ public final class FutureQProducer implements AutoCloseable {
 
   /** Cancels the pending message with {@code key}; completes with whether it existed. */
   public CompletableFuture<Boolean> cancel(String topic, String key) {
-    ProducerClient current;
-    synchronized (this) {
-      current = grpc;
-    }
-    return FutureQClient.translate(current.cancel(CancelRequest.newBuilder().setTopic(topic).setKey(key).build())
-        .toCompletableFuture().orTimeout(client.requestTimeout().toMillis(), TimeUnit.MILLISECONDS))
+    return client.cancel(CancelRequest.newBuilder().setTopic(topic).setKey(key).build())
         .thenApply(r -> r.getExisted());
   }
 
@@ -126,20 +115,30 @@ public final class FutureQProducer implements AutoCloseable {
     requests.put(id, request.build());
     batch = new ArrayList<>();
     batchBytes = 0;
-    if (queue != null) {
-      queue.offer(requests.get(id));
+    if (call != null) {
+      call.sendMessage(requests.get(id));
     }
   }
 
   private void connect() {
     int gen = ++generation;
-    grpc = ProducerClient.create(client.nextConnection(), client.system());
-    Pair<BoundedSourceQueue<PublishRequest>, Source<PublishRequest, org.apache.pekko.NotUsed>> pair =
-        Source.<PublishRequest>queue(options.maxOutstandingMessages() + 1).preMaterialize(client.system());
-    queue = pair.first();
-    grpc.publishStream(pair.second()).runWith(Sink.foreach(this::onResponse), client.system())
-        .whenComplete((done, failure) -> onStreamEnded(gen, failure));
-    requests.values().forEach(queue::offer);
+    ClientCall<PublishRequest, PublishResponse> next = client.nextChannel().newCall(Rpc.PUBLISH_STREAM,
+        CallOptions.DEFAULT);
+    call = next;
+    next.start(new ClientCall.Listener<>() {
+      @Override
+      public void onMessage(PublishResponse response) {
+        onResponse(response);
+      }
+
+      @Override
+      public void onClose(Status status, Metadata trailers) {
+        onStreamEnded(gen, status.isOk() ? null : FutureQException.from(status));
+      }
+    }, new Metadata());
+    // Responses are bounded by the requests sent, which maxOutstandingMessages bounds.
+    next.request(Integer.MAX_VALUE);
+    requests.values().forEach(next::sendMessage);
   }
 
   private synchronized void onResponse(PublishResponse response) {
@@ -171,8 +170,8 @@ public final class FutureQProducer implements AutoCloseable {
 
   private synchronized void resend(String requestId) {
     PublishRequest request = requests.get(requestId);
-    if (request != null && queue != null) {
-      queue.offer(request);
+    if (request != null && call != null) {
+      call.sendMessage(request);
     }
   }
 
@@ -180,8 +179,7 @@ public final class FutureQProducer implements AutoCloseable {
     if (gen != generation || (closed && inFlight.isEmpty())) {
       return;
     }
-    queue = null;
-    grpc.close();
+    call = null;
     long backoff = Math.min(5000, options.reconnectBackoff().toMillis() << Math.min(failures++, 6));
     timer.schedule(() -> {
       synchronized (this) {
@@ -212,11 +210,12 @@ public final class FutureQProducer implements AutoCloseable {
           new FutureQException(Status.Code.CANCELLED, "producer closed before the broker acknowledged"))));
       inFlight.clear();
       requests.clear();
-      if (queue != null) {
-        queue.complete();
+      if (call != null) {
+        call.halfClose();
+        call.cancel("producer closed", null);
+        call = null;
       }
-      grpc.close();
     }
-    timer.shutdownNow();
+    client.forget(this);
   }
 }

@@ -7,17 +7,21 @@ import java.util.Map;
 /** One delivery; ack it when done, or nack it to have it delivered again. */
 public final class ReceivedMessage {
   private final Delivery delivery;
+  private final String topic;
+  private final String group;
   private final long receivedAtMs;
-  private final FutureQConsumer.Stream stream;
+  private final SubscribeStream stream;
 
-  ReceivedMessage(Delivery delivery, long receivedAtMs, FutureQConsumer.Stream stream) {
+  ReceivedMessage(Delivery delivery, String topic, String group, long receivedAtMs, SubscribeStream stream) {
     this.delivery = delivery;
+    this.topic = topic;
+    this.group = group;
     this.receivedAtMs = receivedAtMs;
     this.stream = stream;
   }
 
   public String topic() {
-    return delivery.getTopic();
+    return topic;
   }
 
   public String messageId() {
@@ -53,8 +57,14 @@ public final class ReceivedMessage {
     return delivery.getAttempt();
   }
 
+  /** The group it was delivered to; empty for a universal subscriber. */
   public String group() {
-    return delivery.getGroup();
+    return group;
+  }
+
+  /** The tag acks name, numbered 1, 2, 3, ... on the stream that delivered it. */
+  public long deliveryTag() {
+    return delivery.getDeliveryTag();
   }
 
   /** Done with it: the broker will not deliver it to this group again. No-op if the stream was lost. */

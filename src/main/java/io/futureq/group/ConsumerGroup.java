@@ -1,19 +1,19 @@
 package io.futureq.group;
 
-import io.futureq.serialization.CborSerializable;
-import io.futureq.api.grpc.Delivery;
 import io.futureq.metrics.GroupMetrics;
+import io.futureq.serialization.CborSerializable;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ThreadLocalRandom;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
@@ -32,16 +32,18 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
 
   public sealed interface Command extends CborSerializable {}
 
-  public record AddConsumer(ActorRef<SubscriberSession.Command> consumer, int maxInFlight) implements Command {}
+  /**
+   * Adds a consumer that may hold {@code maxInFlight} deliveries; its deliveries are tagged from
+   * {@code firstTag} on (a consumer added again keeps its numbering).
+   */
+  public record AddConsumer(ActorRef<SubscriberSession.Command> consumer, int maxInFlight, long firstTag)
+      implements Command {}
 
-  public record AckDeliveries(ActorRef<SubscriberSession.Command> consumer, List<DeliveryTag> tags)
-      implements Command {
-    public AckDeliveries {
-      tags = List.copyOf(tags);
-    }
-  }
+  /** The consumer is done with these deliveries. Tags it never received, or already settled, are ignored. */
+  public record AckDeliveries(ActorRef<SubscriberSession.Command> consumer, TagRanges tags) implements Command {}
 
-  public record NackDelivery(ActorRef<SubscriberSession.Command> consumer, DeliveryTag tag, Duration requeueDelay)
+  /** Deliver these again, after {@code requeueDelay}. */
+  public record NackDeliveries(ActorRef<SubscriberSession.Command> consumer, TagRanges tags, Duration requeueDelay)
       implements Command {}
 
   /** Messages committed at log {@code index}. */
@@ -92,11 +94,11 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
   private final InFlightTable<ActorRef<SubscriberSession.Command>> inFlight = new InFlightTable<>();
   private final RequeueQueue requeue = new RequeueQueue();
   private final DueCursor due;
-  private final long incarnation = ThreadLocalRandom.current().nextLong() >>> 1;
-  private final Map<ActorRef<SubscriberSession.Command>, List<Delivery>> outbox = new LinkedHashMap<>();
-  /** Deliveries that timed out, by sequence number: their credit returns when the consumer answers them. */
-  private final Map<Long, ActorRef<SubscriberSession.Command>> timedOut = new java.util.HashMap<>();
-  private long nextSeq;
+  private final Map<ActorRef<SubscriberSession.Command>, List<GroupDelivery>> outbox = new LinkedHashMap<>();
+  /** Each consumer's next delivery tag: tags count up per consumer, so acks pack into ranges. */
+  private final Map<ActorRef<SubscriberSession.Command>, Long> nextTag = new HashMap<>();
+  /** Tags of deliveries that timed out, per consumer: their credit returns when the consumer answers them. */
+  private final Map<ActorRef<SubscriberSession.Command>, TreeSet<Long>> timedOut = new HashMap<>();
   private long inFlightTimerAt = Long.MAX_VALUE;
   private long requeueTimerAt = Long.MAX_VALUE;
 
@@ -114,7 +116,7 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
     return newReceiveBuilder()
         .onMessage(AddConsumer.class, this::onAddConsumer)
         .onMessage(AckDeliveries.class, this::onAck)
-        .onMessage(NackDelivery.class, this::onNack)
+        .onMessage(NackDeliveries.class, this::onNack)
         .onMessage(MessagesStored.class, this::onMessagesStored)
         .onMessage(MessagesRemoved.class, this::onMessagesRemoved)
         .onMessage(GetStats.class, this::onGetStats)
@@ -129,13 +131,14 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
 
   private Behavior<Command> onAddConsumer(AddConsumer add) {
     if (!consumers.contains(add.consumer()) && consumers.size() >= gc.maxConsumers()) {
-      add.consumer().tell(new SubscriberSession.Refuse("init.group: group '" + gc.group() + "' of topic "
-          + gc.topic() + " already has " + consumers.size() + " consumers, the limit "
-          + "(futureq.limits.max-consumers-per-group)", true));
+      add.consumer().tell(new SubscriberSession.Refuse(new SubscriberSession.Refusal(
+          SubscriberSession.Reason.OVER_LIMIT, "init.group: group '" + gc.group() + "' of topic " + gc.topic()
+          + " already has " + consumers.size() + " consumers, the limit (futureq.limits.max-consumers-per-group)")));
       return this;
     }
     if (!consumers.contains(add.consumer())) {
       consumers.add(add.consumer(), add.maxInFlight());
+      nextTag.put(add.consumer(), add.firstTag());
       getContext().watchWith(add.consumer(), new ConsumerLeft(add.consumer()));
     }
     return pump();
@@ -143,64 +146,54 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
 
   private Behavior<Command> onAck(AckDeliveries ack) {
     List<byte[]> done = new ArrayList<>();
-    for (DeliveryTag tag : ack.tags()) {
-      InFlightTable.Entry<ActorRef<SubscriberSession.Command>> entry = claim(ack.consumer(), tag);
-      if (entry == null) {
-        continue;
-      }
-      metrics.acked.increment();
-      done.add(entry.message().storageKey());
+    for (InFlightTable.Entry<ActorRef<SubscriberSession.Command>> entry : claim(ack.consumer(), ack.tags())) {
+      done.add(entry.message.storageKey());
     }
+    metrics.acked.increment(done.size());
     if (!done.isEmpty()) {
       gc.ackSink().tell(new Acked(gc.group(), done));
     }
     return pump();
   }
 
-  private Behavior<Command> onNack(NackDelivery nack) {
-    InFlightTable.Entry<ActorRef<SubscriberSession.Command>> entry = claim(nack.consumer(), nack.tag());
-    if (entry != null) {
-      metrics.nacked.increment();
-      if (!gc.universal()) {
-        Pending again = new Pending(entry.message(), entry.attempt());
+  private Behavior<Command> onNack(NackDeliveries nack) {
+    List<InFlightTable.Entry<ActorRef<SubscriberSession.Command>>> entries = claim(nack.consumer(), nack.tags());
+    metrics.nacked.increment(entries.size());
+    if (!gc.universal()) {
+      long at = System.currentTimeMillis() + nack.requeueDelay().toMillis();
+      for (int i = entries.size() - 1; i >= 0; i--) {
+        Pending again = new Pending(entries.get(i).message, entries.get(i).attempt);
         if (nack.requeueDelay().isZero()) {
           ready.addFirst(again);
         } else {
-          requeue.add(again, System.currentTimeMillis() + nack.requeueDelay().toMillis());
-          armRequeueTimer();
+          requeue.add(again, at);
         }
       }
+      armRequeueTimer();
     }
     return pump();
   }
 
   /**
-   * Takes a delivery out of flight for the consumer that acks or nacks it. Tags from an earlier
-   * incarnation or already settled (acked, timed out) are stale and ignored; a tag never handed to
-   * this consumer is refused, which ends its stream.
+   * Takes the named deliveries out of flight for the consumer that acks or nacks them. Tags already
+   * settled are ignored; a late answer to a timed-out delivery gives its credit back.
    */
-  private InFlightTable.Entry<ActorRef<SubscriberSession.Command>> claim(
-      ActorRef<SubscriberSession.Command> consumer, DeliveryTag tag) {
-    if (tag.incarnation() != incarnation) {
-      return null;
-    }
-    InFlightTable.Entry<ActorRef<SubscriberSession.Command>> entry = inFlight.get(tag.seq());
-    if (tag.seq() >= nextSeq || (entry != null && !entry.consumer().equals(consumer))) {
-      consumer.tell(new SubscriberSession.Refuse("unknown delivery tag '" + tag + "': it was never delivered on "
-          + "this stream", false));
-      return null;
-    }
-    if (entry == null) {
-      if (consumer.equals(timedOut.remove(tag.seq()))) {
+  private List<InFlightTable.Entry<ActorRef<SubscriberSession.Command>>> claim(
+      ActorRef<SubscriberSession.Command> consumer, TagRanges tags) {
+    List<InFlightTable.Entry<ActorRef<SubscriberSession.Command>>> claimed = new ArrayList<>();
+    TreeSet<Long> late = timedOut.get(consumer);
+    for (int r = 0; r < tags.size(); r++) {
+      claimed.addAll(inFlight.removeRange(consumer, tags.first(r), tags.last(r)));
+      if (late != null) {
         // A late answer to a timed-out delivery: the consumer is alive after all, its credit returns.
-        consumers.release(consumer);
+        Set<Long> answered = late.subSet(tags.first(r), true, tags.last(r), true);
+        answered.forEach(t -> consumers.release(consumer));
+        answered.clear();
       }
-      return null;
     }
-    inFlight.remove(tag.seq());
-    consumers.release(consumer);
-    metrics.inFlight.decrement();
-    return entry;
+    claimed.forEach(e -> consumers.release(consumer));
+    metrics.inFlight.decrement(claimed.size());
+    return claimed;
   }
 
   private Behavior<Command> onMessagesStored(MessagesStored stored) {
@@ -224,12 +217,13 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
 
   private Behavior<Command> onConsumerLeft(ConsumerLeft left) {
     consumers.remove(left.consumer());
-    timedOut.values().removeIf(left.consumer()::equals);
+    timedOut.remove(left.consumer());
+    nextTag.remove(left.consumer());
     List<InFlightTable.Entry<ActorRef<SubscriberSession.Command>>> held = inFlight.removeConsumer(left.consumer());
     metrics.inFlight.decrement(held.size());
     if (!gc.universal()) {
       for (int i = held.size() - 1; i >= 0; i--) {
-        ready.addFirst(new Pending(held.get(i).message(), held.get(i).attempt()));
+        ready.addFirst(new Pending(held.get(i).message, held.get(i).attempt));
       }
     } else if (consumers.isEmpty()) {
       return Behaviors.stopped();
@@ -276,14 +270,14 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
       // The credit stays taken until the consumer answers that delivery: a consumer that stopped
       // reading runs out of credit instead of being handed the redeliveries again and again.
       if (gc.universal()) {
-        consumers.release(e.consumer());
+        consumers.release(e.consumer);
       } else {
-        timedOut.put(e.seq(), e.consumer());
+        timedOut.computeIfAbsent(e.consumer, c -> new TreeSet<>()).add(e.tag);
       }
     }
     if (!gc.universal()) {
       for (int i = expired.size() - 1; i >= 0; i--) {
-        ready.addFirst(new Pending(expired.get(i).message(), expired.get(i).attempt()));
+        ready.addFirst(new Pending(expired.get(i).message, expired.get(i).attempt));
       }
     }
     armInFlightTimer();
@@ -325,12 +319,11 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
   }
 
   private void deliver(ActorRef<SubscriberSession.Command> consumer, Pending p, long now) {
-    long seq = nextSeq++;
+    long tag = nextTag.merge(consumer, 1L, Long::sum) - 1;
     int attempt = p.deliveries() + 1;
-    inFlight.add(new InFlightTable.Entry<>(seq, p.message(), attempt, consumer,
+    inFlight.add(new InFlightTable.Entry<>(consumer, tag, p.message(), attempt,
         now + gc.settings().inFlightTimeout().toMillis()));
-    outbox.computeIfAbsent(consumer, c -> new ArrayList<>())
-        .add(Deliveries.of(gc, p.message(), new DeliveryTag(incarnation, seq), attempt));
+    outbox.computeIfAbsent(consumer, c -> new ArrayList<>()).add(new GroupDelivery(tag, attempt, p.message()));
     metrics.delivered.increment();
     metrics.inFlight.increment();
     if (attempt == 1) {
@@ -348,7 +341,7 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
   }
 
   private void deadLetter(Pending p, long now) {
-    getContext().pipeToSelf(gc.eventLog().append(Deliveries.deadLetter(gc, p, now)),
+    getContext().pipeToSelf(gc.eventLog().append(DeadLetters.of(gc, p, now)),
         (ok, failure) -> new DeadLetterDone(p, failure));
   }
 

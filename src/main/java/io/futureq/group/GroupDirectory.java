@@ -7,10 +7,9 @@ import org.apache.pekko.actor.typed.ActorRef;
 public interface GroupDirectory {
 
   /**
-   * Adds {@code consumer} to {@code group} of {@code topic} ("" for the universal subscribers).
+   * Adds a consumer to {@code group} of {@code topic} ("" for the universal subscribers).
    * Completes with the group once the consumer is added; fails if the topic could not be reached or
    * the group could not be created durably.
    */
-  CompletionStage<ActorRef<ConsumerGroup.Command>> attach(String topic, String group,
-      ActorRef<SubscriberSession.Command> consumer, int maxInFlight);
+  CompletionStage<ActorRef<ConsumerGroup.Command>> attach(String topic, String group, ConsumerGroup.AddConsumer add);
 }

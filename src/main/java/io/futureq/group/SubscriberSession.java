@@ -1,60 +1,72 @@
 package io.futureq.group;
 
 import io.futureq.serialization.CborSerializable;
-import io.futureq.api.grpc.ConsumerFrame;
-import io.futureq.api.grpc.Delivery;
-import io.grpc.Status;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.BehaviorBuilder;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 
 /**
- * One Subscribe stream: joins its group, passes deliveries out and acks and nacks in. If the group
- * goes away (its topic moved or restarted) the session joins again; in-flight deliveries of the old
- * group are redelivered by the new one.
+ * One Subscribe stream: joins its group, passes deliveries out and acks and nacks in. Delivery tags
+ * count 1, 2, 3, ... over the whole stream. If the group goes away (its topic moved or restarted)
+ * the session joins again, numbering on; acks of tags from before are stale and dropped, since the
+ * new group redelivers whatever the old one had in flight.
  */
 public final class SubscriberSession {
 
   public sealed interface Command extends CborSerializable {}
 
-  /** A frame after the init, from the client. */
-  public record FrameReceived(ConsumerFrame frame) implements Command {}
+  /** The client is done with these deliveries. */
+  public record Ack(TagRanges tags) implements Command {}
+
+  /** The client wants these delivered again after {@code requeueDelay}. */
+  public record Nack(TagRanges tags, Duration requeueDelay) implements Command {}
+
+  /** The gRPC edge refused a frame from the client: the stream ends. */
+  public record FrameRefused(Refusal refusal) implements Command {}
 
   /** The client closed its side, or the call ended. */
   public record StreamEnded() implements Command {}
 
-  /** Deliveries for this consumer, in order. */
-  public record Deliver(List<Delivery> deliveries) implements Command {
+  /** Deliveries for this consumer, in order, tagged by the group. */
+  public record Deliver(List<GroupDelivery> deliveries) implements Command {
     public Deliver {
       deliveries = List.copyOf(deliveries);
     }
   }
 
-  /**
-   * The group refused the consumer: an unknown delivery tag (the stream fails with
-   * FAILED_PRECONDITION) or a limit ({@code overLimit}: RESOURCE_EXHAUSTED).
-   */
-  public record Refuse(String reason, boolean overLimit) implements Command {}
+  /** The group refused the consumer (a limit): the stream ends. */
+  public record Refuse(Refusal refusal) implements Command {}
 
   private record Attached(ActorRef<ConsumerGroup.Command> group, Throwable failure) implements Command {}
 
   private record GroupLost() implements Command {}
 
+  private record RetryJoin() implements Command {}
+
+  /** Why a stream ends early; the gRPC edge maps each reason to a status. */
+  public enum Reason { BAD_FRAME, UNKNOWN_TAG, ALREADY_SUBSCRIBED, OVER_LIMIT, UNAVAILABLE }
+
+  public record Refusal(Reason reason, String message) {}
+
   /** What the session writes to the response stream. */
   public sealed interface Output {}
 
-  public record Emit(List<Delivery> deliveries) implements Output {}
+  /** The consumer is in its group: deliveries may follow. */
+  public record Subscribed(String topic, String group, int maxInFlight) implements Output {}
+
+  public record Emit(List<GroupDelivery> deliveries) implements Output {}
 
   public record Close() implements Output {}
 
-  public record Fail(Status status) implements Output {}
+  public record Fail(Refusal refusal) implements Output {}
 
   /** A validated init frame. */
-  public record Init(String topic, String group, int maxInFlight, Duration maxRequeueDelay, Duration rejoinDelay) {}
+  public record Init(String topic, String group, int maxInFlight, Duration rejoinDelay) {}
 
   public static Behavior<Command> create(Init init, GroupDirectory directory, ActorRef<Output> out) {
     return Behaviors.setup(ctx -> new SubscriberSession(ctx, init, directory, out).joining(0));
@@ -66,7 +78,12 @@ public final class SubscriberSession {
   private final Init init;
   private final GroupDirectory directory;
   private final ActorRef<Output> out;
-  private final List<ConsumerFrame> early = new ArrayList<>();
+  private final List<Command> early = new ArrayList<>();
+  /** The highest tag sent on this stream. */
+  private long lastTag;
+  /** The first tag of the current group attachment: lower tags belong to a group that is gone. */
+  private long attachedFrom = 1;
+  private boolean subscribed;
 
   private SubscriberSession(ActorContext<Command> ctx, Init init, GroupDirectory directory, ActorRef<Output> out) {
     this.ctx = ctx;
@@ -76,44 +93,53 @@ public final class SubscriberSession {
   }
 
   private Behavior<Command> joining(int attempt) {
-    ctx.pipeToSelf(directory.attach(init.topic(), init.group(), ctx.getSelf(), init.maxInFlight()), Attached::new);
-    return Behaviors.receive(Command.class)
-        .onMessage(Attached.class, a -> onAttached(a, attempt))
-        .onMessage(FrameReceived.class, f -> {
-          early.add(f.frame());
-          return Behaviors.same();
-        })
+    ConsumerGroup.AddConsumer add = new ConsumerGroup.AddConsumer(ctx.getSelf(), init.maxInFlight(), attachedFrom);
+    ctx.pipeToSelf(directory.attach(init.topic(), init.group(), add), Attached::new);
+    return whileWaiting(Behaviors.receive(Command.class).onMessage(Attached.class, a -> onAttached(a, attempt)));
+  }
+
+  private Behavior<Command> retrying(int attempt) {
+    return Behaviors.withTimers(t -> {
+      t.startSingleTimer(new RetryJoin(), init.rejoinDelay());
+      return whileWaiting(Behaviors.receive(Command.class).onMessage(RetryJoin.class, r -> joining(attempt + 1)));
+    });
+  }
+
+  /** Until the group is known, frames wait; deliveries of a group that took the consumer pass. */
+  private Behavior<Command> whileWaiting(BehaviorBuilder<Command> builder) {
+    return builder
+        .onMessage(Ack.class, this::keepForLater)
+        .onMessage(Nack.class, this::keepForLater)
+        .onMessage(FrameRefused.class, f -> fail(f.refusal()))
         .onMessage(StreamEnded.class, e -> end())
-        .onMessage(GroupLost.class, l -> Behaviors.same())
         .onMessage(Deliver.class, this::onDeliver)
-        .onMessage(Refuse.class, this::onRefuse)
+        .onMessage(Refuse.class, r -> fail(r.refusal()))
+        .onMessage(GroupLost.class, l -> Behaviors.same())
+        .onMessage(Attached.class, a -> Behaviors.same())
+        .onMessage(RetryJoin.class, r -> Behaviors.same())
         .build();
+  }
+
+  private Behavior<Command> keepForLater(Command frame) {
+    early.add(frame);
+    return Behaviors.same();
   }
 
   private Behavior<Command> onAttached(Attached attached, int attempt) {
     if (attached.failure() != null) {
       if (attempt >= MAX_REJOINS) {
-        return fail(Status.UNAVAILABLE.withDescription("cannot join group '" + init.group() + "' of topic "
+        return fail(new Refusal(Reason.UNAVAILABLE, "cannot join group '" + init.group() + "' of topic "
             + init.topic() + ": " + attached.failure().getMessage()));
       }
-      return Behaviors.withTimers(t -> {
-        t.startSingleTimer(new GroupLost(), init.rejoinDelay());
-        return Behaviors.receive(Command.class)
-            .onMessage(GroupLost.class, l -> joining(attempt + 1))
-            .onMessage(StreamEnded.class, e -> end())
-            .onMessage(FrameReceived.class, f -> {
-              early.add(f.frame());
-              return Behaviors.same();
-            })
-            .onMessage(Deliver.class, this::onDeliver)
-            .onMessage(Refuse.class, this::onRefuse)
-            .onMessage(Attached.class, a -> Behaviors.same())
-            .build();
-      });
+      return retrying(attempt);
     }
     ActorRef<ConsumerGroup.Command> group = attached.group();
     ctx.watchWith(group, new GroupLost());
-    for (ConsumerFrame frame : early) {
+    if (!subscribed) {
+      subscribed = true;
+      out.tell(new Subscribed(init.topic(), init.group(), init.maxInFlight()));
+    }
+    for (Command frame : early) {
       Behavior<Command> next = onFrame(group, frame);
       if (next != null) {
         return next;
@@ -126,70 +152,55 @@ public final class SubscriberSession {
   private Behavior<Command> serving(ActorRef<ConsumerGroup.Command> group) {
     return Behaviors.receive(Command.class)
         .onMessage(Deliver.class, this::onDeliver)
-        .onMessage(FrameReceived.class, f -> {
-          Behavior<Command> next = onFrame(group, f.frame());
-          return next == null ? Behaviors.same() : next;
+        .onMessage(Ack.class, a -> orSame(onFrame(group, a)))
+        .onMessage(Nack.class, n -> orSame(onFrame(group, n)))
+        .onMessage(FrameRefused.class, f -> fail(f.refusal()))
+        .onMessage(Refuse.class, r -> fail(r.refusal()))
+        .onMessage(GroupLost.class, l -> {
+          attachedFrom = lastTag + 1;
+          return joining(0);
         })
-        .onMessage(Refuse.class, this::onRefuse)
-        .onMessage(GroupLost.class, l -> joining(0))
         .onMessage(StreamEnded.class, e -> end())
         .onMessage(Attached.class, a -> Behaviors.same())
+        .onMessage(RetryJoin.class, r -> Behaviors.same())
         .build();
   }
 
-  /** Handles an ack or nack frame; returns a behavior only when the stream must end. */
-  private Behavior<Command> onFrame(ActorRef<ConsumerGroup.Command> group, ConsumerFrame frame) {
-    try {
-      switch (frame.getFrameCase()) {
-        case ACK: {
-          List<DeliveryTag> tags = new ArrayList<>();
-          for (int i = 0; i < frame.getAck().getDeliveryTagsCount(); i++) {
-            tags.add(parseTag(frame.getAck().getDeliveryTags(i), "ack.delivery_tags[" + i + "]"));
-          }
-          group.tell(new ConsumerGroup.AckDeliveries(ctx.getSelf(), tags));
-          return null;
-        }
-        case NACK: {
-          DeliveryTag tag = parseTag(frame.getNack().getDeliveryTag(), "nack.delivery_tag");
-          long delayMs = frame.getNack().getRequeueDelayMs();
-          if (delayMs < 0 || delayMs > init.maxRequeueDelay().toMillis()) {
-            throw new IllegalArgumentException("nack.requeue_delay_ms: must be between 0 and "
-                + init.maxRequeueDelay().toMillis() + ", got " + delayMs);
-          }
-          group.tell(new ConsumerGroup.NackDelivery(ctx.getSelf(), tag, Duration.ofMillis(delayMs)));
-          return null;
-        }
-        case INIT:
-          return fail(Status.FAILED_PRECONDITION.withDescription(
-              "init: this stream is already subscribed to topic " + init.topic()));
-        default:
-          throw new IllegalArgumentException("frame: must carry init, ack or nack");
-      }
-    } catch (IllegalArgumentException e) {
-      return fail(Status.INVALID_ARGUMENT.withDescription(e.getMessage()));
-    }
+  private static Behavior<Command> orSame(Behavior<Command> next) {
+    return next == null ? Behaviors.same() : next;
   }
 
-  private static DeliveryTag parseTag(String text, String field) {
-    try {
-      return DeliveryTag.parse(text);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(field + ": " + e.getMessage());
+  /** Passes an ack or nack on to the group; returns a behavior only when the stream must end. */
+  private Behavior<Command> onFrame(ActorRef<ConsumerGroup.Command> group, Command frame) {
+    TagRanges tags = frame instanceof Ack a ? a.tags() : ((Nack) frame).tags();
+    String kind = frame instanceof Ack ? "ack" : "nack";
+    if (tags.highest() > lastTag) {
+      return fail(new Refusal(Reason.UNKNOWN_TAG, kind + ": delivery tag " + tags.highest()
+          + " was never delivered on this stream (the last tag sent is " + lastTag + ")"));
     }
+    TagRanges current = tags.from(attachedFrom);
+    if (current.isEmpty()) {
+      return null;
+    }
+    if (frame instanceof Nack n) {
+      group.tell(new ConsumerGroup.NackDeliveries(ctx.getSelf(), current, n.requeueDelay()));
+    } else {
+      group.tell(new ConsumerGroup.AckDeliveries(ctx.getSelf(), current));
+    }
+    return null;
   }
 
   private Behavior<Command> onDeliver(Deliver deliver) {
-    out.tell(new Emit(deliver.deliveries()));
+    List<GroupDelivery> deliveries = deliver.deliveries();
+    if (!deliveries.isEmpty()) {
+      lastTag = Math.max(lastTag, deliveries.get(deliveries.size() - 1).tag());
+      out.tell(new Emit(deliveries));
+    }
     return Behaviors.same();
   }
 
-  private Behavior<Command> onRefuse(Refuse refuse) {
-    return fail((refuse.overLimit() ? Status.RESOURCE_EXHAUSTED : Status.FAILED_PRECONDITION)
-        .withDescription(refuse.reason()));
-  }
-
-  private Behavior<Command> fail(Status status) {
-    out.tell(new Fail(status));
+  private Behavior<Command> fail(Refusal refusal) {
+    out.tell(new Fail(refusal));
     return Behaviors.stopped();
   }
 

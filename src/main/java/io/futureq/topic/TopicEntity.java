@@ -5,7 +5,6 @@ import com.google.protobuf.ByteString;
 import io.futureq.group.ConsumerGroup;
 import io.futureq.group.DueMessage;
 import io.futureq.group.GroupContext;
-import io.futureq.group.SubscriberSession;
 import io.futureq.log.GroupRegistry;
 import io.futureq.log.proto.CreateGroup;
 import io.futureq.log.proto.DeleteBatch;
@@ -44,7 +43,7 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
   public sealed interface Command extends CborSerializable {}
 
   /** Adds a consumer to a group ("" for universal), creating a durable group on first use. */
-  public record Attach(String group, ActorRef<SubscriberSession.Command> consumer, int maxInFlight,
+  public record Attach(String group, ConsumerGroup.AddConsumer add,
       ActorRef<StatusReply<ActorRef<ConsumerGroup.Command>>> replyTo) implements Command {}
 
   /** Messages of this topic committed at log {@code index}. */
@@ -155,7 +154,7 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
   }
 
   private Behavior<Command> join(ActorRef<ConsumerGroup.Command> group, Attach attach) {
-    group.tell(new ConsumerGroup.AddConsumer(attach.consumer(), attach.maxInFlight()));
+    group.tell(attach.add());
     attach.replyTo().tell(StatusReply.success(group));
     return this;
   }

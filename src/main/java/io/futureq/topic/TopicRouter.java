@@ -2,7 +2,6 @@ package io.futureq.topic;
 
 import io.futureq.group.ConsumerGroup;
 import io.futureq.group.GroupDirectory;
-import io.futureq.group.SubscriberSession;
 import java.time.Duration;
 import java.util.concurrent.CompletionStage;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -24,9 +23,9 @@ public final class TopicRouter implements GroupDirectory {
 
   @Override
   public CompletionStage<ActorRef<ConsumerGroup.Command>> attach(String topic, String group,
-      ActorRef<SubscriberSession.Command> consumer, int maxInFlight) {
+      ConsumerGroup.AddConsumer add) {
     return sharding.entityRefFor(TopicEntity.ENTITY_KEY, topic)
-        .askWithStatus(replyTo -> new TopicEntity.Attach(group, consumer, maxInFlight, replyTo), askTimeout);
+        .askWithStatus(replyTo -> new TopicEntity.Attach(group, add, replyTo), askTimeout);
   }
 
   public CompletionStage<TopicStats> stats(String topic) {

@@ -75,7 +75,7 @@ class ClientE2ETest {
         if (m.attempt() == 1) {
           throw new IllegalStateException("first attempt fails");
         }
-      }, new ConsumerOptions(10, true, Duration.ofMillis(50), Duration.ofMillis(100)));
+      }, new ConsumerOptions(10, true, Duration.ofMillis(50), Duration.ofMillis(100), 1));
       assertEquals(1, attempts.poll(10, TimeUnit.SECONDS));
       assertEquals(2, attempts.poll(10, TimeUnit.SECONDS));
       assertEquals(null, attempts.poll(1, TimeUnit.SECONDS));

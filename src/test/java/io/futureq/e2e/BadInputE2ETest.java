@@ -15,7 +15,9 @@ import io.futureq.api.grpc.ConsumerFrame;
 import io.futureq.api.grpc.GetTopicStatsRequest;
 import io.futureq.api.grpc.PublishRequest;
 import io.futureq.api.grpc.PublishResponse;
+import io.futureq.api.grpc.NackFrame;
 import io.futureq.api.grpc.SubscribeInit;
+import io.futureq.api.grpc.TagRange;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.nio.file.Path;
@@ -159,7 +161,7 @@ class BadInputE2ETest {
 
   @Test
   void subscribeMustStartWithAValidInit() throws Exception {
-    Status notInit = subscriptionFails(ConsumerFrame.newBuilder().setAck(AckFrame.newBuilder().addDeliveryTags("1-1"))
+    Status notInit = subscriptionFails(ConsumerFrame.newBuilder().setAck(AckFrame.newBuilder().addDeliveryTags(1))
         .build());
     assertEquals(Status.Code.INVALID_ARGUMENT, notInit.getCode());
     assertTrue(notInit.getDescription().contains("first frame must be an init"));
@@ -179,25 +181,41 @@ class BadInputE2ETest {
   }
 
   @Test
-  void malformedAndUnknownDeliveryTagsFailTheStream() throws Exception {
-    Status malformed = subscriptionFails(init("t3", "g", 1),
-        ConsumerFrame.newBuilder().setAck(AckFrame.newBuilder().addDeliveryTags("not-a-tag!")).build());
-    assertEquals(Status.Code.INVALID_ARGUMENT, malformed.getCode());
-    assertTrue(malformed.getDescription().contains("ack.delivery_tags[0]"));
+  void malformedTagsAndRangesFailTheStreamNamingTheField() throws Exception {
+    Status zero = subscriptionFails(init("t3", "g", 1),
+        ConsumerFrame.newBuilder().setAck(AckFrame.newBuilder().addDeliveryTags(0)).build());
+    assertEquals(Status.Code.INVALID_ARGUMENT, zero.getCode());
+    assertTrue(zero.getDescription().contains("ack.delivery_tags[0]"), zero.getDescription());
 
+    Status backwards = subscriptionFails(init("t3", "g", 1), ConsumerFrame.newBuilder().setAck(AckFrame.newBuilder()
+        .addRanges(TagRange.newBuilder().setFirst(1).setLast(1)).addRanges(TagRange.newBuilder().setFirst(5)
+        .setLast(3))).build());
+    assertEquals(Status.Code.INVALID_ARGUMENT, backwards.getCode());
+    assertTrue(backwards.getDescription().contains("ack.ranges[1]"), backwards.getDescription());
+
+    Status nackRange = subscriptionFails(init("t3", "g", 1), ConsumerFrame.newBuilder().setNack(NackFrame.newBuilder()
+        .addRanges(TagRange.newBuilder().setFirst(0).setLast(2))).build());
+    assertEquals(Status.Code.INVALID_ARGUMENT, nackRange.getCode());
+    assertTrue(nackRange.getDescription().contains("nack.ranges[0]"), nackRange.getDescription());
+  }
+
+  @Test
+  void anAckOfATagNeverDeliveredFailsTheStreamAndTheMessageIsDeliveredAgain() throws Exception {
     broker.producer.publish(request(message("t4", "x", 0))).toCompletableFuture().get(10, TimeUnit.SECONDS);
     Subscription sub = Subscription.open(broker, "t4", "g", 1);
-    String tag = sub.next(WAIT).delivery().getDeliveryTag();
-    String never = tag.substring(0, tag.indexOf('-') + 1) + "ffff";
-    sub.send(ConsumerFrame.newBuilder().setAck(AckFrame.newBuilder().addDeliveryTags(never)).build());
+    long tag = sub.next(WAIT).delivery().getDeliveryTag();
+    assertEquals(1, tag);
+    sub.send(ConsumerFrame.newBuilder().setAck(AckFrame.newBuilder().addRanges(TagRange.newBuilder().setFirst(1)
+        .setLast(2))).build());
     ExecutionException e = assertThrows(ExecutionException.class, () -> sub.done.get(10, TimeUnit.SECONDS));
     Status unknown = ((StatusRuntimeException) e.getCause()).getStatus();
     assertEquals(Status.Code.FAILED_PRECONDITION, unknown.getCode());
-    assertTrue(unknown.getDescription().contains("unknown delivery tag"));
+    assertTrue(unknown.getDescription().contains("delivery tag 2 was never delivered"), unknown.getDescription());
     try (Subscription again = Subscription.open(broker, "t4", "g", 1)) {
       assertEquals("x", again.next(WAIT).delivery().getPayload().toStringUtf8());
     }
   }
+
 
   @Test
   void nothingAcceptedIsLostAfterRejections() throws Exception {

@@ -4,8 +4,10 @@ import io.futureq.api.grpc.AckFrame;
 import io.futureq.api.grpc.ConsumerClient;
 import io.futureq.api.grpc.ConsumerFrame;
 import io.futureq.api.grpc.Delivery;
+import io.futureq.api.grpc.DeliveryFrame;
 import io.futureq.api.grpc.NackFrame;
 import io.futureq.api.grpc.SubscribeInit;
+import io.futureq.api.grpc.Subscribed;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,15 +29,17 @@ final class Subscription implements AutoCloseable {
 
   final LinkedBlockingQueue<Received> received = new LinkedBlockingQueue<>();
   final CompletableFuture<Void> done = new CompletableFuture<>();
-  private final ActorRef<ConsumerFrame> frames;
+  final CompletableFuture<Subscribed> subscribed = new CompletableFuture<>();
+  /** Every frame received, in order. */
+  final LinkedBlockingQueue<DeliveryFrame> frames = new LinkedBlockingQueue<>();
+  private final ActorRef<ConsumerFrame> outgoing;
 
   Subscription(ActorSystem<?> system, ConsumerClient client, ConsumerFrame first) {
     var pair = ActorSource.<ConsumerFrame>actorRef(f -> f == END, f -> Optional.empty(), 1000,
         OverflowStrategy.fail()).preMaterialize(system);
-    frames = pair.first();
-    frames.tell(first);
-    client.subscribe(pair.second()).runWith(Sink.foreach(d -> received.add(new Received(d,
-        System.currentTimeMillis()))), system).whenComplete((d, f) -> {
+    outgoing = pair.first();
+    outgoing.tell(first);
+    client.subscribe(pair.second()).runWith(Sink.foreach(this::onFrame), system).whenComplete((d, f) -> {
           if (f == null) {
             done.complete(null);
           } else {
@@ -44,13 +48,24 @@ final class Subscription implements AutoCloseable {
         });
   }
 
+  private void onFrame(DeliveryFrame frame) {
+    long now = System.currentTimeMillis();
+    if (frame.hasSubscribed()) {
+      subscribed.complete(frame.getSubscribed());
+    }
+    frames.add(frame);
+    for (Delivery d : frame.getDeliveriesList()) {
+      received.add(new Received(d, now));
+    }
+  }
+
   static Subscription open(TestBroker broker, String topic, String group, int maxInFlight) {
     return new Subscription(broker.clientSystem, broker.consumer, ConsumerFrame.newBuilder()
         .setInit(SubscribeInit.newBuilder().setTopic(topic).setGroup(group).setMaxInFlight(maxInFlight)).build());
   }
 
   void send(ConsumerFrame frame) {
-    frames.tell(frame);
+    outgoing.tell(frame);
   }
 
   void ack(Delivery... deliveries) {
@@ -62,8 +77,14 @@ final class Subscription implements AutoCloseable {
   }
 
   void nack(Delivery d, long delayMs) {
-    send(ConsumerFrame.newBuilder().setNack(NackFrame.newBuilder().setDeliveryTag(d.getDeliveryTag())
+    send(ConsumerFrame.newBuilder().setNack(NackFrame.newBuilder().addDeliveryTags(d.getDeliveryTag())
         .setRequeueDelayMs(delayMs)).build());
+  }
+
+  /** Waits until the broker confirms the subscription. */
+  Subscription awaitSubscribed(Duration within) throws Exception {
+    subscribed.get(within.toMillis(), TimeUnit.MILLISECONDS);
+    return this;
   }
 
   Received next(Duration within) throws InterruptedException {
@@ -97,6 +118,6 @@ final class Subscription implements AutoCloseable {
 
   @Override
   public void close() {
-    frames.tell(END);
+    outgoing.tell(END);
   }
 }

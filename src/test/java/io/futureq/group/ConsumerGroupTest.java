@@ -5,10 +5,8 @@ import static io.futureq.log.Commands.message;
 import static io.futureq.log.Commands.store;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.futureq.api.grpc.Delivery;
 import io.futureq.config.GroupSettings;
 import io.futureq.config.TopicSettings;
 import io.futureq.log.CommandResult;
@@ -79,15 +77,14 @@ class ConsumerGroupTest {
 
     List<DueMessage> published = publish(group, "m1", "m2", "m3", "m4");
 
-    Delivery d1 = expectDelivery(first);
-    assertEquals("m1", d1.getPayload().toStringUtf8());
-    assertEquals(MessageIds.of(published.get(0).storageKey()), d1.getMessageId());
-    assertEquals(TOPIC, d1.getTopic());
-    assertEquals("billing", d1.getGroup());
-    assertEquals(1, d1.getAttempt());
-    assertEquals("m2", expectDelivery(second).getPayload().toStringUtf8());
-    assertEquals("m3", expectDelivery(first).getPayload().toStringUtf8());
-    assertEquals("m4", expectDelivery(second).getPayload().toStringUtf8());
+    GroupDelivery d1 = expectDelivery(first);
+    assertEquals("m1", payload(d1));
+    assertEquals(MessageIds.of(published.get(0).storageKey()), d1.message().id());
+    assertEquals(1, d1.attempt());
+    assertEquals(1, d1.tag());
+    assertEquals("m2", expectDelivery(second).message().message().getPayload().toStringUtf8());
+    assertEquals("m3", expectDelivery(first).message().message().getPayload().toStringUtf8());
+    assertEquals("m4", expectDelivery(second).message().message().getPayload().toStringUtf8());
     first.expectNoMessage(Duration.ofMillis(200));
     second.expectNoMessage(Duration.ZERO);
   }
@@ -98,12 +95,12 @@ class ConsumerGroupTest {
     TestProbe<SubscriberSession.Command> consumer = consumer(group, 1);
     publish(group, "m1", "m2");
 
-    Delivery first = expectDelivery(consumer);
-    assertEquals("m1", first.getPayload().toStringUtf8());
+    GroupDelivery first = expectDelivery(consumer);
+    assertEquals("m1", first.message().message().getPayload().toStringUtf8());
     consumer.expectNoMessage(Duration.ofMillis(300));
     ack(group, consumer, first);
 
-    assertEquals("m2", expectDelivery(consumer).getPayload().toStringUtf8());
+    assertEquals("m2", expectDelivery(consumer).message().message().getPayload().toStringUtf8());
   }
 
   @Test
@@ -111,7 +108,7 @@ class ConsumerGroupTest {
     ActorRef<ConsumerGroup.Command> group = startGroup("billing", PATIENT);
     TestProbe<SubscriberSession.Command> consumer = consumer(group, 10);
     DueMessage published = publish(group, "m1").get(0);
-    Delivery delivery = expectDelivery(consumer);
+    GroupDelivery delivery = expectDelivery(consumer);
     assertEquals(1, stats(group).inFlight());
 
     ack(group, consumer, delivery);
@@ -129,13 +126,13 @@ class ConsumerGroupTest {
     TestProbe<SubscriberSession.Command> consumer = consumer(group, 10);
     publish(group, "m1");
 
-    Delivery first = expectDelivery(consumer);
-    Delivery again = expectDelivery(consumer);
+    GroupDelivery first = expectDelivery(consumer);
+    GroupDelivery again = expectDelivery(consumer);
 
-    assertEquals(first.getMessageId(), again.getMessageId());
-    assertEquals(2, again.getAttempt());
-    assertNotEquals(first.getDeliveryTag(), again.getDeliveryTag());
-    group.tell(new ConsumerGroup.AckDeliveries(consumer.ref(), List.of(tag(first), tag(again))));
+    assertEquals(first.message().id(), again.message().id());
+    assertEquals(2, again.attempt());
+    assertEquals(first.tag() + 1, again.tag());
+    group.tell(new ConsumerGroup.AckDeliveries(consumer.ref(), TagRanges.of(first.tag(), again.tag())));
     assertEquals(1, ackSink.expectMessageClass(ConsumerGroup.Acked.class, WAIT).storageKeys().size());
     consumer.expectNoMessage(Duration.ofMillis(100));
   }
@@ -145,19 +142,19 @@ class ConsumerGroupTest {
     ActorRef<ConsumerGroup.Command> group = startGroup("stalled", HASTY);
     TestProbe<SubscriberSession.Command> stalled = consumer(group, 1);
     publish(group, "m1");
-    Delivery lost = expectDelivery(stalled);
+    GroupDelivery lost = expectDelivery(stalled);
     TestProbe<SubscriberSession.Command> healthy = consumer(group, 5);
 
-    Delivery again = expectDelivery(healthy);
-    assertEquals(lost.getMessageId(), again.getMessageId());
-    assertEquals(2, again.getAttempt());
+    GroupDelivery again = expectDelivery(healthy);
+    assertEquals(lost.message().id(), again.message().id());
+    assertEquals(2, again.attempt());
     publish(group, "m2");
-    assertEquals("m2", expectDelivery(healthy).getPayload().toStringUtf8());
+    assertEquals("m2", expectDelivery(healthy).message().message().getPayload().toStringUtf8());
     stalled.expectNoMessage(Duration.ofMillis(200));
 
     ack(group, stalled, lost);
     publish(group, "m3", "m4");
-    List<String> toStalled = List.of(expectDelivery(stalled).getPayload().toStringUtf8());
+    List<String> toStalled = List.of(expectDelivery(stalled).message().message().getPayload().toStringUtf8());
     assertTrue(List.of("m3", "m4").containsAll(toStalled), "a late answer gives the credit back");
   }
 
@@ -166,16 +163,16 @@ class ConsumerGroupTest {
     ActorRef<ConsumerGroup.Command> group = startGroup("billing", PATIENT);
     TestProbe<SubscriberSession.Command> consumer = consumer(group, 10);
     publish(group, "m1");
-    Delivery first = expectDelivery(consumer);
+    GroupDelivery first = expectDelivery(consumer);
 
     long nackedAt = System.currentTimeMillis();
-    group.tell(new ConsumerGroup.NackDelivery(consumer.ref(), tag(first), Duration.ofMillis(500)));
+    group.tell(new ConsumerGroup.NackDeliveries(consumer.ref(), TagRanges.of(first.tag(), first.tag()), Duration.ofMillis(500)));
     consumer.expectNoMessage(Duration.ofMillis(200));
-    Delivery again = expectDelivery(consumer);
+    GroupDelivery again = expectDelivery(consumer);
 
     assertTrue(System.currentTimeMillis() - nackedAt >= 500, "redelivered before the requeue delay");
-    assertEquals(first.getMessageId(), again.getMessageId());
-    assertEquals(2, again.getAttempt());
+    assertEquals(first.message().id(), again.message().id());
+    assertEquals(2, again.attempt());
     ackSink.expectNoMessage(Duration.ZERO);
   }
 
@@ -184,59 +181,74 @@ class ConsumerGroupTest {
     ActorRef<ConsumerGroup.Command> group = startGroup("billing", PATIENT);
     TestProbe<SubscriberSession.Command> consumer = consumer(group, 1);
     publish(group, "m1", "m2");
-    Delivery first = expectDelivery(consumer);
+    GroupDelivery first = expectDelivery(consumer);
 
-    group.tell(new ConsumerGroup.NackDelivery(consumer.ref(), tag(first), Duration.ZERO));
+    group.tell(new ConsumerGroup.NackDeliveries(consumer.ref(), TagRanges.of(first.tag(), first.tag()), Duration.ZERO));
 
-    Delivery again = expectDelivery(consumer);
-    assertEquals("m1", again.getPayload().toStringUtf8());
-    assertEquals(2, again.getAttempt());
+    GroupDelivery again = expectDelivery(consumer);
+    assertEquals("m1", again.message().message().getPayload().toStringUtf8());
+    assertEquals(2, again.attempt());
   }
 
   @Test
-  void ackOfATagNeverIssuedRefusesThatConsumer() {
+  void tagsCountUpPerConsumerFromTheFirstTagItWasAddedWith() {
+    ActorRef<ConsumerGroup.Command> group = startGroup("billing", PATIENT);
+    TestProbe<SubscriberSession.Command> first = testKit.createTestProbe();
+    group.tell(new ConsumerGroup.AddConsumer(first.ref(), 10, 41));
+    TestProbe<SubscriberSession.Command> second = consumer(group, 10);
+    publish(group, "m1", "m2", "m3", "m4");
+
+    assertEquals(List.of(41L, 42L), List.of(expectDelivery(first).tag(), expectDelivery(first).tag()));
+    assertEquals(List.of(1L, 2L), List.of(expectDelivery(second).tag(), expectDelivery(second).tag()));
+  }
+
+  @Test
+  void oneRangeAckSettlesEveryDeliveryInItAndIgnoresTagsAlreadySettled() {
     ActorRef<ConsumerGroup.Command> group = startGroup("billing", PATIENT);
     TestProbe<SubscriberSession.Command> consumer = consumer(group, 10);
-    publish(group, "m1");
-    DeliveryTag issued = tag(expectDelivery(consumer));
+    publish(group, "m1", "m2", "m3", "m4", "m5");
+    for (int i = 0; i < 5; i++) {
+      expectDelivery(consumer);
+    }
+    group.tell(new ConsumerGroup.AckDeliveries(consumer.ref(), TagRanges.of(2, 2)));
+    assertEquals(1, ackSink.expectMessageClass(ConsumerGroup.Acked.class, WAIT).storageKeys().size());
 
-    DeliveryTag unknown = new DeliveryTag(issued.incarnation(), issued.seq() + 100);
-    group.tell(new ConsumerGroup.AckDeliveries(consumer.ref(), List.of(unknown)));
+    group.tell(new ConsumerGroup.AckDeliveries(consumer.ref(), new TagRanges(new long[] {1, 4, 5, 5})));
 
-    SubscriberSession.Refuse refuse = consumer.expectMessageClass(SubscriberSession.Refuse.class, WAIT);
-    assertTrue(refuse.reason().contains(unknown.toString()), refuse.reason());
-    ackSink.expectNoMessage(Duration.ofMillis(100));
+    assertEquals(4, ackSink.expectMessageClass(ConsumerGroup.Acked.class, WAIT).storageKeys().size());
+    assertEquals(0, stats(group).inFlight());
   }
 
   @Test
-  void ackOfAnotherConsumersTagRefusesTheAckerAndKeepsTheDelivery() {
+  void aBatchNeverHoldsMoreThanTheConsumersCredit() {
+    ActorRef<ConsumerGroup.Command> group = startGroup("billing", PATIENT);
+    TestProbe<SubscriberSession.Command> consumer = consumer(group, 3);
+    publish(group, "m1", "m2", "m3", "m4", "m5", "m6", "m7");
+
+    List<GroupDelivery> batch = consumer.expectMessageClass(SubscriberSession.Deliver.class, WAIT).deliveries();
+    assertEquals(List.of("m1", "m2", "m3"), batch.stream().map(ConsumerGroupTest::payload).toList());
+    consumer.expectNoMessage(Duration.ofMillis(200));
+
+    group.tell(new ConsumerGroup.AckDeliveries(consumer.ref(), TagRanges.of(1, 2)));
+    List<GroupDelivery> next = consumer.expectMessageClass(SubscriberSession.Deliver.class, WAIT).deliveries();
+    assertEquals(List.of("m4", "m5"), next.stream().map(ConsumerGroupTest::payload).toList());
+    assertEquals(3, stats(group).inFlight());
+  }
+
+  @Test
+  void ackOfAnotherConsumersTagLeavesTheDeliveryInFlight() {
     ActorRef<ConsumerGroup.Command> group = startGroup("billing", PATIENT);
     TestProbe<SubscriberSession.Command> owner = consumer(group, 10);
     TestProbe<SubscriberSession.Command> other = consumer(group, 10);
     publish(group, "m1");
-    Delivery delivery = expectDelivery(owner);
+    GroupDelivery delivery = expectDelivery(owner);
 
-    group.tell(new ConsumerGroup.AckDeliveries(other.ref(), List.of(tag(delivery))));
+    group.tell(new ConsumerGroup.AckDeliveries(other.ref(), TagRanges.of(delivery.tag(), delivery.tag())));
 
-    other.expectMessageClass(SubscriberSession.Refuse.class, WAIT);
+    ackSink.expectNoMessage(Duration.ofMillis(200));
     assertEquals(1, stats(group).inFlight());
     ack(group, owner, delivery);
     ackSink.expectMessageClass(ConsumerGroup.Acked.class, WAIT);
-  }
-
-  @Test
-  void ackWithATagOfAnotherIncarnationIsIgnored() {
-    ActorRef<ConsumerGroup.Command> group = startGroup("billing", PATIENT);
-    TestProbe<SubscriberSession.Command> consumer = consumer(group, 10);
-    publish(group, "m1");
-    DeliveryTag issued = tag(expectDelivery(consumer));
-
-    group.tell(new ConsumerGroup.AckDeliveries(consumer.ref(),
-        List.of(new DeliveryTag(issued.incarnation() ^ 1, issued.seq()))));
-
-    consumer.expectNoMessage(Duration.ofMillis(200));
-    ackSink.expectNoMessage(Duration.ZERO);
-    assertEquals(1, stats(group).inFlight());
   }
 
   @Test
@@ -246,8 +258,8 @@ class ConsumerGroupTest {
     TestProbe<SubscriberSession.Command> consumer = consumer(group, 10);
     publish(group, "m1");
 
-    assertEquals(1, expectDelivery(consumer).getAttempt());
-    assertEquals(2, expectDelivery(consumer).getAttempt());
+    assertEquals(1, expectDelivery(consumer).attempt());
+    assertEquals(2, expectDelivery(consumer).attempt());
 
     String deadLetterTopic = TOPIC + ".dead-letter";
     consumer.awaitAssert(WAIT, () -> {
@@ -270,14 +282,14 @@ class ConsumerGroupTest {
     TestProbe<SubscriberSession.Command> leaving = consumer(group, 10);
     TestProbe<SubscriberSession.Command> staying = consumer(group, 10);
     publish(group, "m1", "m2");
-    Delivery lost = expectDelivery(leaving);
-    assertEquals("m2", expectDelivery(staying).getPayload().toStringUtf8());
+    GroupDelivery lost = expectDelivery(leaving);
+    assertEquals("m2", expectDelivery(staying).message().message().getPayload().toStringUtf8());
 
     leaving.stop();
 
-    Delivery again = expectDelivery(staying);
-    assertEquals(lost.getMessageId(), again.getMessageId());
-    assertEquals(2, again.getAttempt());
+    GroupDelivery again = expectDelivery(staying);
+    assertEquals(lost.message().id(), again.message().id());
+    assertEquals(2, again.attempt());
     assertEquals(1, stats(group).consumers());
   }
 
@@ -287,12 +299,12 @@ class ConsumerGroupTest {
     TestProbe<SubscriberSession.Command> first = testKit.createTestProbe();
     TestProbe<SubscriberSession.Command> second = testKit.createTestProbe();
     TestProbe<SubscriberSession.Command> third = testKit.createTestProbe();
-    group.tell(new ConsumerGroup.AddConsumer(first.getRef(), 10));
-    group.tell(new ConsumerGroup.AddConsumer(second.getRef(), 10));
-    group.tell(new ConsumerGroup.AddConsumer(third.getRef(), 10));
+    group.tell(new ConsumerGroup.AddConsumer(first.getRef(), 10, 1));
+    group.tell(new ConsumerGroup.AddConsumer(second.getRef(), 10, 1));
+    group.tell(new ConsumerGroup.AddConsumer(third.getRef(), 10, 1));
     SubscriberSession.Refuse refuse = third.expectMessageClass(SubscriberSession.Refuse.class, WAIT);
-    assertTrue(refuse.overLimit());
-    assertTrue(refuse.reason().contains("max-consumers-per-group"), refuse.reason());
+    assertEquals(SubscriberSession.Reason.OVER_LIMIT, refuse.refusal().reason());
+    assertTrue(refuse.refusal().message().contains("max-consumers-per-group"), refuse.refusal().message());
     assertEquals(2, stats(group).consumers());
   }
 
@@ -307,7 +319,7 @@ class ConsumerGroupTest {
 
   private static TestProbe<SubscriberSession.Command> consumer(ActorRef<ConsumerGroup.Command> group, int credit) {
     TestProbe<SubscriberSession.Command> probe = testKit.createTestProbe();
-    group.tell(new ConsumerGroup.AddConsumer(probe.ref(), credit));
+    group.tell(new ConsumerGroup.AddConsumer(probe.ref(), credit, 1));
     return probe;
   }
 
@@ -327,12 +339,12 @@ class ConsumerGroupTest {
     return stored;
   }
 
-  private static final Map<TestProbe<SubscriberSession.Command>, java.util.ArrayDeque<Delivery>> UNREAD =
+  private static final Map<TestProbe<SubscriberSession.Command>, java.util.ArrayDeque<GroupDelivery>> UNREAD =
       new java.util.HashMap<>();
 
   /** The next delivery to {@code consumer}; the group sends them in batches. */
-  private static Delivery expectDelivery(TestProbe<SubscriberSession.Command> consumer) {
-    java.util.ArrayDeque<Delivery> unread = UNREAD.computeIfAbsent(consumer, c -> new java.util.ArrayDeque<>());
+  private static GroupDelivery expectDelivery(TestProbe<SubscriberSession.Command> consumer) {
+    java.util.ArrayDeque<GroupDelivery> unread = UNREAD.computeIfAbsent(consumer, c -> new java.util.ArrayDeque<>());
     if (unread.isEmpty()) {
       unread.addAll(consumer.expectMessageClass(SubscriberSession.Deliver.class, WAIT).deliveries());
     }
@@ -340,12 +352,12 @@ class ConsumerGroupTest {
   }
 
   private static void ack(ActorRef<ConsumerGroup.Command> group, TestProbe<SubscriberSession.Command> consumer,
-      Delivery delivery) {
-    group.tell(new ConsumerGroup.AckDeliveries(consumer.ref(), List.of(tag(delivery))));
+      GroupDelivery delivery) {
+    group.tell(new ConsumerGroup.AckDeliveries(consumer.ref(), TagRanges.of(delivery.tag(), delivery.tag())));
   }
 
-  private static DeliveryTag tag(Delivery delivery) {
-    return DeliveryTag.parse(delivery.getDeliveryTag());
+  private static String payload(GroupDelivery delivery) {
+    return delivery.message().message().getPayload().toStringUtf8();
   }
 
   private static ConsumerGroup.Stats stats(ActorRef<ConsumerGroup.Command> group) {

@@ -1,7 +1,6 @@
 package io.futureq.group;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
 import io.futureq.log.proto.StoredMessage;
@@ -13,16 +12,18 @@ import org.junit.jupiter.api.Test;
 class InFlightTableTest {
 
   @Test
-  void entriesAreFoundAndRemovedBySequenceNumber() {
+  void removeRangeTakesOnlyThatConsumersTagsInTheRange() {
     InFlightTable<String> table = new InFlightTable<>();
-    InFlightTable.Entry<String> entry = entry(7, "a", 1_000);
-    table.add(entry);
+    table.add(entry(1, "a", 100));
+    table.add(entry(2, "a", 200));
+    table.add(entry(3, "a", 300));
+    table.add(entry(2, "b", 400));
 
-    assertSame(entry, table.get(7));
-    assertNull(table.get(8));
-    assertSame(entry, table.remove(7));
-    assertNull(table.remove(7));
-    assertEquals(0, table.size());
+    assertEquals(List.of(2L, 3L), seqs(table.removeRange("a", 2, 9)));
+    assertEquals(List.of(), seqs(table.removeRange("a", 2, 3)));
+    assertEquals(2, table.size());
+    assertEquals(List.of(2L), seqs(table.removeRange("b", 1, 2)));
+    assertEquals(100, table.earliestDeadline());
   }
 
   @Test
@@ -43,7 +44,7 @@ class InFlightTableTest {
     InFlightTable<String> table = new InFlightTable<>();
     table.add(entry(1, "a", 100));
     table.add(entry(2, "a", 200));
-    table.remove(1);
+    table.removeRange("a", 1, 1);
 
     assertEquals(200, table.earliestDeadline());
     assertEquals(List.of(2L), seqs(table.removeExpired(1_000)));
@@ -78,18 +79,18 @@ class InFlightTableTest {
   @Test
   void entryKeepsItsMessageAndAttempt() {
     InFlightTable<String> table = new InFlightTable<>();
-    InFlightTable.Entry<String> entry = new InFlightTable.Entry<>(4, message(4), 3, "a", 500);
+    InFlightTable.Entry<String> entry = new InFlightTable.Entry<>("a", 4, message(4), 3, 500);
     table.add(entry);
 
     InFlightTable.Entry<String> back = table.removeExpired(500).get(0);
 
-    assertEquals(3, back.attempt());
-    assertEquals("a", back.consumer());
-    assertSame(entry.message(), back.message());
+    assertEquals(3, back.attempt);
+    assertEquals("a", back.consumer);
+    assertSame(entry.message, back.message);
   }
 
   private static InFlightTable.Entry<String> entry(long seq, String consumer, long deadlineMs) {
-    return new InFlightTable.Entry<>(seq, message(seq), 1, consumer, deadlineMs);
+    return new InFlightTable.Entry<>(consumer, seq, message(seq), 1, deadlineMs);
   }
 
   private static DueMessage message(long eventId) {
@@ -98,6 +99,6 @@ class InFlightTableTest {
   }
 
   private static List<Long> seqs(List<InFlightTable.Entry<String>> entries) {
-    return entries.stream().map(InFlightTable.Entry::seq).collect(Collectors.toList());
+    return entries.stream().map(e -> e.tag).collect(Collectors.toList());
   }
 }

@@ -236,7 +236,7 @@ public final class CrashLoop {
       try (FutureQClient client = FutureQClient.builder().target(target)
           .requestTimeout(Duration.ofSeconds(10)).build()) {
         FutureQConsumer consumer = client.subscribe(TOPIC, GROUP, this::onDelivery,
-            new ConsumerOptions(200, true, Duration.ofSeconds(1), Duration.ofMillis(50)));
+            new ConsumerOptions(200, true, Duration.ofSeconds(1), Duration.ofMillis(50), 1));
         awaitGroup();
         FutureQProducer producer = client.producer(new ProducerOptions(100, 1 << 20, Duration.ofMillis(1), 100_000,
             Duration.ofSeconds(30), AckLevel.ACK_LEVEL_QUORUM, Duration.ofMillis(50)));

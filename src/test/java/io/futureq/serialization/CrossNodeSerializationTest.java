@@ -5,12 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.google.protobuf.ByteString;
 import com.typesafe.config.ConfigFactory;
-import io.futureq.api.grpc.Delivery;
 import io.futureq.config.BrokerSettings;
 import io.futureq.group.ConsumerGroup;
-import io.futureq.group.DeliveryTag;
 import io.futureq.group.DueMessage;
+import io.futureq.group.GroupDelivery;
 import io.futureq.group.SubscriberSession;
+import io.futureq.group.TagRanges;
 import io.futureq.log.proto.StoredMessage;
 import io.futureq.topic.TopicEntity;
 import io.futureq.topic.TopicStats;
@@ -44,8 +44,9 @@ class CrossNodeSerializationTest {
     TestProbe<SubscriberSession.Command> consumer = testKit.createTestProbe();
     TestProbe<org.apache.pekko.pattern.StatusReply<org.apache.pekko.actor.typed.ActorRef<ConsumerGroup.Command>>>
         reply = testKit.createTestProbe();
-    TopicEntity.Attach attach = roundTrip(new TopicEntity.Attach("g", consumer.getRef(), 10, reply.getRef()));
-    assertEquals(consumer.getRef(), attach.consumer());
+    TopicEntity.Attach attach = roundTrip(new TopicEntity.Attach("g",
+        new ConsumerGroup.AddConsumer(consumer.getRef(), 10, 7), reply.getRef()));
+    assertEquals(new ConsumerGroup.AddConsumer(consumer.getRef(), 10, 7), attach.add());
     TopicEntity.MessagesStored stored = roundTrip(new TopicEntity.MessagesStored(7,
         List.of(new DueMessage(new byte[] {1, 2, 3}, STORED))));
     assertEquals(7, stored.index());
@@ -61,20 +62,28 @@ class CrossNodeSerializationTest {
   @Test
   void groupCommandsRoundTrip() {
     TestProbe<SubscriberSession.Command> consumer = testKit.createTestProbe();
-    assertEquals(new ConsumerGroup.AddConsumer(consumer.getRef(), 5),
-        roundTrip(new ConsumerGroup.AddConsumer(consumer.getRef(), 5)));
-    assertEquals(List.of(new DeliveryTag(1, 2)),
-        roundTrip(new ConsumerGroup.AckDeliveries(consumer.getRef(), List.of(new DeliveryTag(1, 2)))).tags());
-    assertEquals(Duration.ofMillis(250), roundTrip(new ConsumerGroup.NackDelivery(consumer.getRef(),
-        new DeliveryTag(1, 3), Duration.ofMillis(250))).requeueDelay());
+    assertEquals(new ConsumerGroup.AddConsumer(consumer.getRef(), 5, 1),
+        roundTrip(new ConsumerGroup.AddConsumer(consumer.getRef(), 5, 1)));
+    TagRanges tags = new TagRanges(new long[] {1, 1, 4, 9});
+    assertEquals(tags, roundTrip(new ConsumerGroup.AckDeliveries(consumer.getRef(), tags)).tags());
+    ConsumerGroup.NackDeliveries nack = roundTrip(new ConsumerGroup.NackDeliveries(consumer.getRef(),
+        TagRanges.of(3, 3), Duration.ofMillis(250)));
+    assertEquals(Duration.ofMillis(250), nack.requeueDelay());
+    assertEquals(TagRanges.of(3, 3), nack.tags());
   }
 
   @Test
   void sessionCommandsAndStatsRoundTrip() {
-    Delivery delivery = Delivery.newBuilder().setTopic("t").setMessageId("m").setPayload(ByteString.copyFromUtf8("x"))
-        .setDeliveryTag("1-2").setAttempt(3).build();
-    assertEquals(List.of(delivery), roundTrip(new SubscriberSession.Deliver(List.of(delivery))).deliveries());
-    assertEquals(new SubscriberSession.Refuse("why", true), roundTrip(new SubscriberSession.Refuse("why", true)));
+    GroupDelivery delivery = new GroupDelivery(12, 3, new DueMessage(new byte[] {1, 2}, STORED));
+    GroupDelivery back = roundTrip(new SubscriberSession.Deliver(List.of(delivery))).deliveries().get(0);
+    assertEquals(12, back.tag());
+    assertEquals(3, back.attempt());
+    assertEquals(STORED, back.message().message());
+    assertArrayEquals(new byte[] {1, 2}, back.message().storageKey());
+    SubscriberSession.Refuse refuse = new SubscriberSession.Refuse(
+        new SubscriberSession.Refusal(SubscriberSession.Reason.OVER_LIMIT, "why"));
+    assertEquals(refuse, roundTrip(refuse));
+    assertEquals(TagRanges.of(2, 5), roundTrip(new SubscriberSession.Ack(TagRanges.of(2, 5))).tags());
     TopicStats stats = new TopicStats("t", 3, 1, 100, 5, List.of(new ConsumerGroup.Stats("g", 1, 2, 3, 4)));
     assertEquals(stats, roundTrip(stats));
   }

@@ -1,0 +1,171 @@
+package io.futureq.client;
+
+import io.futureq.api.grpc.AckFrame;
+import io.futureq.api.grpc.ConsumerFrame;
+import io.futureq.api.grpc.Delivery;
+import io.futureq.api.grpc.DeliveryFrame;
+import io.futureq.api.grpc.NackFrame;
+import io.futureq.api.grpc.SubscribeInit;
+import io.futureq.api.grpc.TagRange;
+import io.grpc.CallOptions;
+import io.grpc.Channel;
+import io.grpc.ClientCall;
+import io.grpc.Metadata;
+import io.grpc.Status;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One Subscribe call on plain grpc-java. Frames are read on the transport thread (no hand-off per
+ * delivery) and passed on a frame at a time; acks are gathered and sent packed as tag ranges, when
+ * {@link #ACK_BATCH} are waiting, when the caller flushes, or {@link #ACK_LINGER_MS} after the
+ * first. A stream that ended drops acks and nacks: the broker redelivers what they named.
+ */
+final class SubscribeStream extends ClientCall.Listener<DeliveryFrame> {
+  static final int ACK_BATCH = 1024;
+  static final long ACK_LINGER_MS = 1;
+
+  /** What the stream reports to its subscription, on the transport thread. */
+  interface Events {
+    void subscribed(SubscribeStream stream);
+
+    void delivered(SubscribeStream stream, List<ReceivedMessage> messages);
+
+    void ended(SubscribeStream stream, Status status);
+  }
+
+  private final ClientCall<ConsumerFrame, DeliveryFrame> call;
+  private final String topic;
+  private final String group;
+  private final Events events;
+  private final ScheduledExecutorService timer;
+  private long[] acks = new long[64];
+  private int ackCount;
+  private boolean flushScheduled;
+  private boolean ended;
+
+  SubscribeStream(Channel channel, String topic, String group, Events events, ScheduledExecutorService timer) {
+    // Callbacks run on the transport thread: a frame is parsed and handed over without a thread hop.
+    this.call = channel.newCall(Rpc.SUBSCRIBE, CallOptions.DEFAULT.withExecutor(Runnable::run));
+    this.topic = topic;
+    this.group = group;
+    this.events = events;
+    this.timer = timer;
+  }
+
+  synchronized void start(int maxInFlight) {
+    call.start(this, new Metadata());
+    call.request(1);
+    call.sendMessage(ConsumerFrame.newBuilder().setInit(SubscribeInit.newBuilder().setTopic(topic).setGroup(group)
+        .setMaxInFlight(maxInFlight)).build());
+  }
+
+  @Override
+  public void onMessage(DeliveryFrame frame) {
+    if (frame.hasSubscribed()) {
+      events.subscribed(this);
+    }
+    if (frame.getDeliveriesCount() > 0) {
+      long now = System.currentTimeMillis();
+      List<ReceivedMessage> messages = new ArrayList<>(frame.getDeliveriesCount());
+      for (Delivery d : frame.getDeliveriesList()) {
+        messages.add(new ReceivedMessage(d, topic, group, now, this));
+      }
+      events.delivered(this, messages);
+    }
+    synchronized (this) {
+      if (!ended) {
+        call.request(1);
+      }
+    }
+  }
+
+  @Override
+  public void onClose(Status status, Metadata trailers) {
+    synchronized (this) {
+      ended = true;
+    }
+    events.ended(this, status);
+  }
+
+  /** Acks {@code tag} with the next frame; a frame goes out within {@link #ACK_LINGER_MS}. */
+  synchronized void ack(long tag) {
+    add(tag);
+    if (!flushScheduled && ackCount > 0) {
+      flushScheduled = true;
+      timer.schedule(this::flush, ACK_LINGER_MS, TimeUnit.MILLISECONDS);
+    }
+  }
+
+  /** Acks {@code tag} with the next frame, which the caller sends with {@link #flush()}. */
+  synchronized void ackLater(long tag) {
+    add(tag);
+  }
+
+  private void add(long tag) {
+    if (ended) {
+      return;
+    }
+    if (ackCount == acks.length) {
+      acks = Arrays.copyOf(acks, acks.length * 2);
+    }
+    acks[ackCount++] = tag;
+    if (ackCount >= ACK_BATCH) {
+      flushLocked();
+    }
+  }
+
+  synchronized void flush() {
+    flushScheduled = false;
+    flushLocked();
+  }
+
+  synchronized void nack(long tag, Duration delay) {
+    flushLocked();
+    if (!ended) {
+      call.sendMessage(ConsumerFrame.newBuilder().setNack(NackFrame.newBuilder().addDeliveryTags(tag)
+          .setRequeueDelayMs(delay.toMillis())).build());
+    }
+  }
+
+  /** Sends what is acked and ends the client's side; the broker then ends the stream. */
+  synchronized void close() {
+    flushLocked();
+    if (!ended) {
+      call.halfClose();
+    }
+  }
+
+  private void flushLocked() {
+    if (ackCount == 0 || ended) {
+      ackCount = 0;
+      return;
+    }
+    call.sendMessage(ConsumerFrame.newBuilder().setAck(pack(acks, ackCount)).build());
+    ackCount = 0;
+  }
+
+  /** Sorts the tags and packs each run of consecutive tags into one range. */
+  static AckFrame pack(long[] tags, int count) {
+    Arrays.sort(tags, 0, count);
+    AckFrame.Builder frame = AckFrame.newBuilder();
+    int i = 0;
+    while (i < count) {
+      int j = i;
+      while (j + 1 < count && tags[j + 1] <= tags[j] + 1) {
+        j++;
+      }
+      if (tags[j] == tags[i]) {
+        frame.addDeliveryTags(tags[i]);
+      } else {
+        frame.addRanges(TagRange.newBuilder().setFirst(tags[i]).setLast(tags[j]));
+      }
+      i = j + 1;
+    }
+    return frame.build();
+  }
+}
