@@ -3,19 +3,29 @@ package io.futureq.cli;
 import io.futureq.api.grpc.AckLevel;
 import io.futureq.client.FutureQClient;
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.concurrent.Callable;
-import org.HdrHistogram.ConcurrentHistogram;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code futureq bench}: publishes, consumes and acks, then reports throughput and lateness. */
+/**
+ * {@code futureq bench}: warms up, then publishes, consumes and acks, and reports throughput, lateness and CPU time
+ * per message. Exits 0 when nothing is missing and no publish failed, 1 otherwise (or when the broker process
+ * of {@code --broker-pid} goes away), 2 for bad flags.
+ */
 @Command(name = "bench", mixinStandardHelpOptions = true,
-    description = "Publish N delayed messages, consume and ack them all, report throughput and delivery lateness.")
+    description = "Publish N delayed messages, consume and ack them all, report throughput, delivery lateness and "
+        + "CPU time per message.")
 final class BenchCommand implements Callable<Integer> {
+  static final Duration DEFAULT_DELAY_MIN = Duration.ofSeconds(1);
+  /** Long enough for a default burst of 200,000 messages to be stored before its due instant on a slow box. */
+  static final Duration DEFAULT_BURST_LEAD = Duration.ofSeconds(20);
+
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
 
@@ -29,16 +39,29 @@ final class BenchCommand implements Callable<Integer> {
   @Option(names = "--payload", defaultValue = "100", description = "Payload bytes (default ${DEFAULT-VALUE}).")
   int payload;
 
-  @Option(names = "--delay-min", defaultValue = "1s", converter = DurationConverter.class,
-      description = "Shortest delay (default ${DEFAULT-VALUE}).")
+  @Option(names = "--delay-min", converter = DurationConverter.class, paramLabel = "DURATION",
+      description = "Shortest delay (default 1s). With --burst: the lead from the start of publishing to the due "
+          + "instant (default 20s).")
   Duration delayMin;
 
-  @Option(names = "--delay-max", defaultValue = "5s", converter = DurationConverter.class,
-      description = "Longest delay (default ${DEFAULT-VALUE}).")
+  @Option(names = "--delay-max", defaultValue = "5s", converter = DurationConverter.class, paramLabel = "DURATION",
+      description = "Longest delay (default ${DEFAULT-VALUE}); ignored with --burst.")
   Duration delayMax;
 
-  @Option(names = "--burst", description = "Make every message due at the same instant (now + --delay-min).")
+  @Option(names = "--burst", description = "Make every message due at one instant, the start of publishing plus "
+      + "--delay-min (default 20s), so the whole burst is stored before it is due. Reports burst_drain_ms (due "
+      + "instant to last delivery) and stored_before_due, false when publishing ran past the instant.")
   boolean burst;
+
+  @Option(names = "--warmup", defaultValue = "20000", paramLabel = "N",
+      description = "Messages for a warm-up before the measured run, 0 for none (default ${DEFAULT-VALUE}): same "
+          + "producers, consumers, batch and credit, on topic <topic>-warmup, due 0-1s after publishing, all "
+          + "consumed; its figures are discarded. Keeps the JIT of a cold client JVM out of the figures.")
+  int warmup;
+
+  @Option(names = "--broker-pid", paramLabel = "PID", description = "Process id of the broker, on this host: "
+      + "reports its CPU time per message over the measured run, from /proc/PID/stat.")
+  Long brokerPid;
 
   @Option(names = "--producers", defaultValue = "2", description = "Producer threads (default ${DEFAULT-VALUE}).")
   int producers;
@@ -62,7 +85,7 @@ final class BenchCommand implements Callable<Integer> {
   String topic;
 
   @Option(names = "--wait", defaultValue = "60s", converter = DurationConverter.class,
-      description = "How long past --delay-max to wait for stragglers (default ${DEFAULT-VALUE}).")
+      description = "How long past the last due time to wait for stragglers (default ${DEFAULT-VALUE}).")
   Duration extraWait;
 
   @Option(names = "--publish-only", description = "Only publish (no consumers): for filling a broker with "
@@ -74,11 +97,49 @@ final class BenchCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    if (messages < 1 || payload < 0 || producers < 1 || consumers < 0 || batch < 1 || maxInFlight < 1) {
-      throw new CommandLine.ParameterException(spec.commandLine(),
-          "--messages, --producers, --consumers, --batch and --max-in-flight must be positive, --payload >= 0");
+    BenchRun.Plan plan = plan();
+    ProcessCpu broker = brokerCpu();
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    PrintWriter progress = System.console() != null && !json ? err : null;
+    BenchReport report;
+    try (FutureQClient client = FutureQClient.builder().target(server).build()) {
+      if (warmup > 0) {
+        warmUp(client, plan.warmup(warmup), progress, err);
+      }
+      ProcessCpu self = ProcessCpu.self();
+      long clientStart = self.nanos();
+      OptionalLong brokerStart = nanos(broker);
+      BenchRun.Result result = new BenchRun(client, plan, progress, "").run();
+      long clientCpu = self.nanos() - clientStart;
+      OptionalLong brokerEnd = nanos(broker);
+      Long brokerCpu = brokerStart.isPresent() && brokerEnd.isPresent()
+          ? brokerEnd.getAsLong() - brokerStart.getAsLong() : null;
+      report = new BenchReport(result, warmup, clientCpu, brokerPid, brokerCpu);
     }
-    if (delayMax.compareTo(delayMin) < 0) {
+    out.println(json ? report.json() : report.text());
+    out.flush();
+    if (json && report.burstWarning() != null) {
+      err.println("futureq: " + report.burstWarning());
+    }
+    boolean brokerGone = broker != null && report.brokerCpuNanos() == null;
+    if (brokerGone) {
+      err.println("futureq: --broker-pid " + brokerPid + ": /proc/" + brokerPid + "/stat became unreadable "
+          + "during the run; did the broker exit?");
+    }
+    err.flush();
+    BenchRun.Result r = report.run();
+    return (publishOnly || r.missing() == 0) && r.publishErrors() == 0 && !brokerGone ? 0 : 1;
+  }
+
+  private BenchRun.Plan plan() {
+    if (messages < 1 || payload < 0 || producers < 1 || consumers < 0 || batch < 1 || maxInFlight < 1
+        || warmup < 0) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "--messages, --producers, --consumers, --batch "
+          + "and --max-in-flight must be positive, --payload and --warmup >= 0");
+    }
+    Duration min = delayMin != null ? delayMin : burst ? DEFAULT_BURST_LEAD : DEFAULT_DELAY_MIN;
+    if (!burst && delayMax.compareTo(min) < 0) {
       throw new CommandLine.ParameterException(spec.commandLine(), "--delay-max must not be below --delay-min");
     }
     AckLevel level;
@@ -88,52 +149,45 @@ final class BenchCommand implements Callable<Integer> {
       throw new CommandLine.ParameterException(spec.commandLine(), "--ack-level must be NONE, LEADER or QUORUM");
     }
     String name = topic != null ? topic : "bench-" + UUID.randomUUID().toString().substring(0, 8);
-    BenchRun.Plan plan = new BenchRun.Plan(name, "bench", messages, payload, delayMin, delayMax, burst, producers,
+    return new BenchRun.Plan(name, "bench", messages, payload, min, burst ? min : delayMax, burst, producers,
         publishOnly ? 0 : consumers, batch, maxInFlight, level, extraWait);
-    PrintWriter out = spec.commandLine().getOut();
-    PrintWriter progress = System.console() != null && !json ? spec.commandLine().getErr() : null;
-    BenchRun.Result result;
-    try (FutureQClient client = FutureQClient.builder().target(server).build()) {
-      result = new BenchRun(client, plan, progress).run();
+  }
+
+  private ProcessCpu brokerCpu() {
+    if (brokerPid == null) {
+      return null;
     }
-    out.println(json ? toJson(result) : toText(result));
-    out.flush();
-    return (publishOnly || result.missing() == 0) && result.publishErrors() == 0 ? 0 : 1;
-  }
-
-  private static double ms(ConcurrentHistogram h, double percentile) {
-    return h.getValueAtPercentile(percentile) / 1000.0;
-  }
-
-  private static String toText(BenchRun.Result r) {
-    ConcurrentHistogram h = r.lateness();
-    StringBuilder s = new StringBuilder();
-    s.append(String.format(Locale.ROOT, "topic %s: %d messages of %d bytes, %s, ack level %s%n", r.plan().topic(),
-        r.plan().messages(), r.plan().payloadBytes(), r.plan().burst() ? "burst" : "delays "
-        + r.plan().delayMin().toMillis() + "-" + r.plan().delayMax().toMillis() + "ms", r.plan().ackLevel()));
-    s.append(String.format(Locale.ROOT, "publish: %d acked, %d failed, %.0f msg/s%n", r.published(),
-        r.publishErrors(), r.publishRate()));
-    s.append(String.format(Locale.ROOT, "consume: %d received, %.0f msg/s, %d duplicates, %d missing%n",
-        r.received(), r.consumeRate(), r.duplicates(), r.missing()));
-    if (r.burstDueMs() > 0) {
-      s.append(String.format(Locale.ROOT, "burst: last delivery %d ms after the due instant%n",
-          r.lastDeliveryMs() - r.burstDueMs()));
+    if (brokerPid < 1) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "--broker-pid must be a process id, got "
+          + brokerPid);
     }
-    s.append(String.format(Locale.ROOT, "lateness ms: p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f  max %.1f",
-        ms(h, 50), ms(h, 90), ms(h, 99), ms(h, 99.9), h.getMaxValue() / 1000.0));
-    return s.toString();
+    try {
+      return ProcessCpu.of(brokerPid);
+    } catch (UncheckedIOException e) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "--broker-pid " + brokerPid
+          + ": no such process on this host (" + e.getMessage() + ")");
+    }
   }
 
-  private static String toJson(BenchRun.Result r) {
-    ConcurrentHistogram h = r.lateness();
-    return String.format(Locale.ROOT, "{\"topic\":\"%s\",\"messages\":%d,\"payload_bytes\":%d,\"burst\":%b,"
-        + "\"ack_level\":\"%s\",\"published\":%d,\"publish_errors\":%d,\"publish_msgs_per_s\":%.1f,"
-        + "\"received\":%d,\"consume_msgs_per_s\":%.1f,\"duplicates\":%d,\"missing\":%d,"
-        + "\"burst_last_delivery_after_due_ms\":%d,\"lateness_ms\":{\"p50\":%.3f,\"p90\":%.3f,\"p99\":%.3f,"
-        + "\"p99_9\":%.3f,\"max\":%.3f}}", r.plan().topic(), r.plan().messages(), r.plan().payloadBytes(),
-        r.plan().burst(), r.plan().ackLevel().name().replace("ACK_LEVEL_", ""), r.published(), r.publishErrors(),
-        r.publishRate(), r.received(), r.consumeRate(), r.duplicates(), r.missing(),
-        r.burstDueMs() > 0 ? r.lastDeliveryMs() - r.burstDueMs() : 0, ms(h, 50), ms(h, 90), ms(h, 99),
-        ms(h, 99.9), h.getMaxValue() / 1000.0);
+  /** The process's CPU time so far; empty without a process or once it is gone. */
+  private static OptionalLong nanos(ProcessCpu process) {
+    if (process == null) {
+      return OptionalLong.empty();
+    }
+    try {
+      return OptionalLong.of(process.nanos());
+    } catch (UncheckedIOException e) {
+      return OptionalLong.empty();
+    }
+  }
+
+  private static void warmUp(FutureQClient client, BenchRun.Plan plan, PrintWriter progress, PrintWriter err)
+      throws Exception {
+    BenchRun.Result w = new BenchRun(client, plan, progress, "warm-up ").run();
+    if (w.missing() > 0 || w.publishErrors() > 0) {
+      err.printf(Locale.ROOT, "futureq: warm-up on topic %s: %d publishes failed, %d messages missing; "
+          + "measuring anyway%n", plan.topic(), w.publishErrors(), w.missing());
+      err.flush();
+    }
   }
 }

@@ -11,20 +11,42 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import org.HdrHistogram.ConcurrentHistogram;
 
-/** One benchmark run: consumers first, then producers, then wait for every message. */
+/**
+ * One benchmark run: consumers first, then producers, then wait for every message. In burst mode every message is
+ * due at one instant, the start of publishing plus {@code delayMin}, and the run records when the last publish was
+ * acked, so the report can tell a burst stored before its due instant from one that was still being published.
+ */
 final class BenchRun {
+  /** Longest delay of the warm-up's messages: short, so the warm-up ends soon after its publishing. */
+  static final Duration WARMUP_MAX_DELAY = Duration.ofSeconds(1);
+
   record Plan(String topic, String group, int messages, int payloadBytes, Duration delayMin, Duration delayMax,
       boolean burst, int producers, int consumers, int batch, int maxInFlight,
-      io.futureq.api.grpc.AckLevel ackLevel, Duration extraWait) {}
+      io.futureq.api.grpc.AckLevel ackLevel, Duration extraWait) {
+    /**
+     * The warm-up for this plan: the same producers, batch, credit, payload and ack level on its own topic, due
+     * 0-1 s after publishing. It always has consumers, so it leaves nothing stored, even before a publish-only run.
+     */
+    Plan warmup(int warmupMessages) {
+      return new Plan(topic + "-warmup", group, warmupMessages, payloadBytes, Duration.ZERO, WARMUP_MAX_DELAY, false,
+          producers, Math.max(1, consumers), batch, maxInFlight, ackLevel, extraWait);
+    }
+  }
 
+  /**
+   * What a run measured. Instants are Unix milliseconds; {@code burstDueMs} is 0 outside burst mode and
+   * {@code lastAckMs} 0 when no publish was acked.
+   */
   record Result(Plan plan, long publishNanos, long published, long publishErrors, long received, long duplicates,
-      long missing, long firstDeliveryMs, long lastDeliveryMs, long burstDueMs, ConcurrentHistogram lateness) {
+      long missing, long firstDeliveryMs, long lastDeliveryMs, long burstDueMs, long lastAckMs,
+      ConcurrentHistogram lateness) {
     double publishRate() {
       return published * 1e9 / Math.max(1, publishNanos);
     }
@@ -32,44 +54,49 @@ final class BenchRun {
     double consumeRate() {
       return received * 1000.0 / Math.max(1, lastDeliveryMs - firstDeliveryMs);
     }
+
+    /** Burst mode: the due instant minus the last publish ack; negative when publishing ran past the instant. */
+    OptionalLong burstMarginMs() {
+      return plan.burst() && lastAckMs > 0 ? OptionalLong.of(burstDueMs - lastAckMs) : OptionalLong.empty();
+    }
+
+    /** Burst mode: whether every acked publish was acked before the due instant. */
+    boolean storedBeforeDue() {
+      return burstMarginMs().orElse(0) > 0;
+    }
+
+    /** Burst mode with deliveries: the last delivery minus the due instant. */
+    OptionalLong burstDrainMs() {
+      return plan.burst() && received > 0 ? OptionalLong.of(lastDeliveryMs - burstDueMs) : OptionalLong.empty();
+    }
   }
 
   private final FutureQClient client;
   private final Plan plan;
   private final PrintWriter progress;
+  private final String label;
   private final Set<String> seen;
   private final AtomicLong duplicates = new AtomicLong();
   /** Acked publishes when ids are not tracked (publish-only runs). */
   private final AtomicLong acked = new AtomicLong();
+  private final AtomicLong lastAck = new AtomicLong();
   private final AtomicLong firstDelivery = new AtomicLong(Long.MAX_VALUE);
   private final AtomicLong lastDelivery = new AtomicLong();
   private final ConcurrentHistogram lateness = new ConcurrentHistogram(3_600_000_000L, 3);
 
-  BenchRun(FutureQClient client, Plan plan, PrintWriter progress) {
+  /** {@code progress} may be null; {@code label} prefixes its phase names. */
+  BenchRun(FutureQClient client, Plan plan, PrintWriter progress, String label) {
     this.client = client;
     this.plan = plan;
     // Sized up front: rehashing millions of ids would be measured as consumer time.
     this.seen = ConcurrentHashMap.newKeySet(plan.consumers() == 0 ? 16 : plan.messages() * 2);
     this.progress = progress;
+    this.label = label;
   }
 
   Result run() throws Exception {
-    List<FutureQConsumer> consumers = new ArrayList<>();
-    for (int i = 0; i < plan.consumers(); i++) {
-      consumers.add(client.subscribe(plan.topic(), plan.group(), m -> {
-        long now = System.currentTimeMillis();
-        if (!seen.add(m.messageId())) {
-          duplicates.incrementAndGet();
-        }
-        lateness.recordValue(Math.max(0, now - m.dueAtUnixMs()) * 1000);
-        firstDelivery.accumulateAndGet(now, Math::min);
-        lastDelivery.accumulateAndGet(now, Math::max);
-      }, ConsumerOptions.defaults().withMaxInFlight(plan.maxInFlight())));
-    }
-    if (!consumers.isEmpty()) {
-      Thread.sleep(500);
-    }
-    long burstDue = System.currentTimeMillis() + plan.delayMin().toMillis();
+    List<FutureQConsumer> consumers = subscribe();
+    long burstDue = plan.burst() ? System.currentTimeMillis() + plan.delayMin().toMillis() : 0;
     Set<String> published = ConcurrentHashMap.newKeySet(plan.consumers() == 0 ? 16 : plan.messages() * 2);
     AtomicLong errors = new AtomicLong();
     long start = System.nanoTime();
@@ -89,22 +116,48 @@ final class BenchRun {
     }
     long publishNanos = System.nanoTime() - start;
     if (plan.consumers() == 0) {
-      return new Result(plan, publishNanos, acked.get(), errors.get(), 0, 0, 0, 0, 0, 0, lateness);
+      clearProgress();
+      return new Result(plan, publishNanos, acked.get(), errors.get(), 0, 0, 0, 0, 0, burstDue, lastAck.get(),
+          lateness);
     }
-    long deadline = System.currentTimeMillis() + plan.delayMax().toMillis() + plan.extraWait().toMillis();
+    awaitDeliveries(published, burstDue);
+    consumers.forEach(FutureQConsumer::close);
+    long missing = published.stream().filter(id -> !seen.contains(id)).count();
+    clearProgress();
+    return new Result(plan, publishNanos, published.size(), errors.get(), seen.size(), duplicates.get(), missing,
+        firstDelivery.get(), lastDelivery.get(), burstDue, lastAck.get(), lateness);
+  }
+
+  private List<FutureQConsumer> subscribe() throws InterruptedException {
+    List<FutureQConsumer> consumers = new ArrayList<>();
+    for (int i = 0; i < plan.consumers(); i++) {
+      consumers.add(client.subscribe(plan.topic(), plan.group(), m -> {
+        long now = System.currentTimeMillis();
+        if (!seen.add(m.messageId())) {
+          duplicates.incrementAndGet();
+        }
+        lateness.recordValue(Math.max(0, now - m.dueAtUnixMs()) * 1000);
+        firstDelivery.accumulateAndGet(now, Math::min);
+        lastDelivery.accumulateAndGet(now, Math::max);
+      }, ConsumerOptions.defaults().withMaxInFlight(plan.maxInFlight())));
+    }
+    if (!consumers.isEmpty()) {
+      Thread.sleep(500);
+    }
+    return consumers;
+  }
+
+  /** Waits until every acked message was received, or {@code extraWait} past the last due time. */
+  private void awaitDeliveries(Set<String> published, long burstDue) throws InterruptedException {
+    long now = System.currentTimeMillis();
+    long lastDue = plan.burst() ? Math.max(now, burstDue) : now + plan.delayMax().toMillis();
+    long deadline = lastDue + plan.extraWait().toMillis();
     while (!seen.containsAll(published) && System.currentTimeMillis() < deadline) {
       report("consuming", seen.size());
       Thread.sleep(200);
     }
+    // A short grace period, so that a duplicate arriving just behind the last message is counted.
     Thread.sleep(200);
-    consumers.forEach(FutureQConsumer::close);
-    long missing = published.stream().filter(id -> !seen.contains(id)).count();
-    if (progress != null) {
-      progress.print("\r" + " ".repeat(60) + "\r");
-      progress.flush();
-    }
-    return new Result(plan, publishNanos, published.size(), errors.get(), seen.size(), duplicates.get(), missing,
-        firstDelivery.get(), lastDelivery.get(), plan.burst() ? burstDue : 0, lateness);
   }
 
   private void produce(int count, long burstDue, Set<String> published, AtomicLong errors) {
@@ -128,10 +181,13 @@ final class BenchRun {
         producer.send(m.build()).whenComplete((id, e) -> {
           if (e != null) {
             errors.incrementAndGet();
-          } else if (track) {
-            published.add(id);
           } else {
-            acked.incrementAndGet();
+            lastAck.accumulateAndGet(System.currentTimeMillis(), Math::max);
+            if (track) {
+              published.add(id);
+            } else {
+              acked.incrementAndGet();
+            }
           }
           done.incrementAndGet();
         });
@@ -154,8 +210,15 @@ final class BenchRun {
     }
     int width = 30;
     int filled = (int) Math.min(width, done * width / Math.max(1, plan.messages()));
-    progress.print("\r" + phase + " [" + "#".repeat(filled) + " ".repeat(width - filled) + "] " + done + "/"
+    progress.print("\r" + label + phase + " [" + "#".repeat(filled) + " ".repeat(width - filled) + "] " + done + "/"
         + plan.messages());
     progress.flush();
+  }
+
+  private void clearProgress() {
+    if (progress != null) {
+      progress.print("\r" + " ".repeat(70) + "\r");
+      progress.flush();
+    }
   }
 }

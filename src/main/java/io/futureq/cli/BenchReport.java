@@ -1,0 +1,103 @@
+package io.futureq.cli;
+
+import java.util.Locale;
+import java.util.OptionalLong;
+import org.HdrHistogram.ConcurrentHistogram;
+
+/**
+ * What {@code futureq bench} prints, as text or as one JSON object with the same figures. CPU figures cover the
+ * measured run only (publish, deliveries and acks, not the warm-up); per message means per message received, or
+ * per message published when nothing was consumed. {@code brokerPid} and {@code brokerCpuNanos} are null without
+ * {@code --broker-pid}.
+ */
+record BenchReport(BenchRun.Result run, int warmupMessages, long clientCpuNanos, Long brokerPid,
+    Long brokerCpuNanos) {
+
+  /** The warning for a burst whose publishing ran past its due instant, or null when there is none. */
+  String burstWarning() {
+    OptionalLong margin = run.burstMarginMs();
+    if (!run.plan().burst() || run.storedBeforeDue()) {
+      return null;
+    }
+    return margin.isPresent()
+        ? String.format(Locale.ROOT, "burst invalid: publishing ended %d ms after the due instant; raise --delay-min",
+            -margin.getAsLong())
+        : "burst invalid: no publish was acknowledged";
+  }
+
+  String text() {
+    BenchRun.Plan p = run.plan();
+    ConcurrentHistogram h = run.lateness();
+    StringBuilder s = new StringBuilder();
+    s.append(String.format(Locale.ROOT, "topic %s: %d messages of %d bytes, %s, ack level %s%n", p.topic(),
+        p.messages(), p.payloadBytes(), p.burst() ? "burst due " + p.delayMin().toMillis()
+        + " ms after publishing starts" : "delays " + p.delayMin().toMillis() + "-" + p.delayMax().toMillis() + "ms",
+        p.ackLevel()));
+    if (warmupMessages > 0) {
+      s.append(String.format(Locale.ROOT, "warm-up: %d messages on topic %s first, figures discarded%n",
+          warmupMessages, p.warmup(warmupMessages).topic()));
+    }
+    s.append(String.format(Locale.ROOT, "publish: %d acked, %d failed, %.0f msg/s%n", run.published(),
+        run.publishErrors(), run.publishRate()));
+    s.append(String.format(Locale.ROOT, "consume: %d received, %.0f msg/s, %d duplicates, %d missing%n",
+        run.received(), run.consumeRate(), run.duplicates(), run.missing()));
+    if (burstWarning() != null) {
+      s.append(burstWarning()).append(System.lineSeparator());
+    } else if (p.burst()) {
+      s.append(String.format(Locale.ROOT, "burst: every publish acked %d ms before the due instant%n",
+          run.burstMarginMs().getAsLong()));
+    }
+    run.burstDrainMs().ifPresent(drain -> s.append(String.format(Locale.ROOT,
+        "burst: last delivery %d ms after the due instant%n", drain)));
+    s.append(String.format(Locale.ROOT, "lateness ms: p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f  max %.1f%n",
+        ms(h, 50), ms(h, 90), ms(h, 99), ms(h, 99.9), h.getMaxValue() / 1000.0));
+    s.append(String.format(Locale.ROOT, "cpu: client %.2f s (%s)", clientCpuNanos / 1e9,
+        perMessageText(clientCpuNanos)));
+    if (brokerCpuNanos != null) {
+      s.append(String.format(Locale.ROOT, ", broker pid %d %.2f s (%s)", brokerPid, brokerCpuNanos / 1e9,
+          perMessageText(brokerCpuNanos)));
+    }
+    return s.append(", per message ").append(run.plan().consumers() == 0 ? "published" : "received").toString();
+  }
+
+  String json() {
+    BenchRun.Plan p = run.plan();
+    ConcurrentHistogram h = run.lateness();
+    String existing = String.format(Locale.ROOT, "{\"topic\":%s,\"messages\":%d,\"payload_bytes\":%d,\"burst\":%b,"
+        + "\"ack_level\":\"%s\",\"published\":%d,\"publish_errors\":%d,\"publish_msgs_per_s\":%.1f,"
+        + "\"received\":%d,\"consume_msgs_per_s\":%.1f,\"duplicates\":%d,\"missing\":%d,"
+        + "\"burst_last_delivery_after_due_ms\":%d,\"lateness_ms\":{\"p50\":%.3f,\"p90\":%.3f,\"p99\":%.3f,"
+        + "\"p99_9\":%.3f,\"max\":%.3f}", Json.quote(p.topic()), p.messages(), p.payloadBytes(), p.burst(),
+        p.ackLevel().name().replace("ACK_LEVEL_", ""), run.published(), run.publishErrors(), run.publishRate(),
+        run.received(), run.consumeRate(), run.duplicates(), run.missing(), run.burstDrainMs().orElse(0),
+        ms(h, 50), ms(h, 90), ms(h, 99), ms(h, 99.9), h.getMaxValue() / 1000.0);
+    return existing + String.format(Locale.ROOT, ",\"warmup_messages\":%d,\"burst_lead_ms\":%s,"
+        + "\"stored_before_due\":%s,\"burst_publish_margin_ms\":%s,\"burst_drain_ms\":%s,\"client_cpu_s\":%.3f,"
+        + "\"client_cpu_us_per_msg\":%s,\"broker_pid\":%s,\"broker_cpu_s\":%s,\"broker_cpu_us_per_msg\":%s}",
+        warmupMessages, p.burst() ? Long.toString(p.delayMin().toMillis()) : "null",
+        p.burst() ? Boolean.toString(run.storedBeforeDue()) : "null", orNull(run.burstMarginMs()),
+        orNull(run.burstDrainMs()), clientCpuNanos / 1e9, perMessage(clientCpuNanos),
+        brokerPid == null ? "null" : brokerPid.toString(),
+        brokerCpuNanos == null ? "null" : String.format(Locale.ROOT, "%.3f", brokerCpuNanos / 1e9),
+        brokerCpuNanos == null ? "null" : perMessage(brokerCpuNanos));
+  }
+
+  /** CPU microseconds per message, or "null" when no message was counted. */
+  private String perMessage(long cpuNanos) {
+    long count = run.plan().consumers() == 0 ? run.published() : run.received();
+    return count == 0 ? "null" : String.format(Locale.ROOT, "%.1f", cpuNanos / 1000.0 / count);
+  }
+
+  private String perMessageText(long cpuNanos) {
+    String us = perMessage(cpuNanos);
+    return us.equals("null") ? "no messages" : us + " us/msg";
+  }
+
+  private static String orNull(OptionalLong value) {
+    return value.isPresent() ? Long.toString(value.getAsLong()) : "null";
+  }
+
+  private static double ms(ConcurrentHistogram h, double percentile) {
+    return h.getValueAtPercentile(percentile) / 1000.0;
+  }
+}
