@@ -9,6 +9,7 @@ import io.futureq.api.NodeDirectory;
 import io.futureq.api.ProducerService;
 import io.futureq.config.BrokerSettings;
 import io.futureq.journal.JournalBackend;
+import io.futureq.group.PreciseWakeTimer;
 import io.futureq.log.BrokerStateMachine;
 import io.futureq.log.EventLog;
 import io.futureq.log.LocalEventLog;
@@ -125,8 +126,10 @@ public final class Node implements AutoCloseable {
     JournalBackend.get(system).bind(eventLog, store);
     Executor storageExecutor =
         system.dispatchers().lookup(DispatcherSelector.fromConfig("futureq-blocking-dispatcher"));
+    PreciseWakeTimer wakeTimer = new PreciseWakeTimer();
+    system.getWhenTerminated().thenRun(wakeTimer::close);
     TopicEntity.init(sharding, new TopicContext(settings.topic(), settings.group(), store, stateMachine.bucketMs(),
-        eventLog, storageExecutor, askTimeout, settings.limits().maxConsumersPerGroup(), localTopics));
+        eventLog, storageExecutor, askTimeout, settings.limits().maxConsumersPerGroup(), wakeTimer, localTopics));
 
     Readiness readiness = Readiness.get(system);
     ProducerService producer = new ProducerService(settings.api(), settings.limits(), stateMachine, eventLog, clustered

@@ -132,17 +132,24 @@ final class BenchRun {
     List<FutureQConsumer> consumers = new ArrayList<>();
     for (int i = 0; i < plan.consumers(); i++) {
       consumers.add(client.subscribe(plan.topic(), plan.group(), m -> {
-        long now = System.currentTimeMillis();
+        // Microseconds: the wall clock reads finer than currentTimeMillis, and lateness is ms-sized.
+        Instant at = Instant.now();
+        long now = at.toEpochMilli();
         if (!seen.add(m.messageId())) {
           duplicates.incrementAndGet();
         }
-        lateness.recordValue(Math.max(0, now - m.dueAtUnixMs()) * 1000);
+        long nowUs = at.getEpochSecond() * 1_000_000L + at.getNano() / 1000;
+        lateness.recordValue(Math.max(0, nowUs - m.dueAtUnixMs() * 1000));
         firstDelivery.accumulateAndGet(now, Math::min);
         lastDelivery.accumulateAndGet(now, Math::max);
       }, ConsumerOptions.defaults().withMaxInFlight(plan.maxInFlight())));
     }
-    if (!consumers.isEmpty()) {
-      Thread.sleep(500);
+    for (FutureQConsumer consumer : consumers) {
+      try {
+        consumer.subscribed().get(30, java.util.concurrent.TimeUnit.SECONDS);
+      } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+        throw new IllegalStateException("subscribing to " + plan.topic() + " failed: " + e.getMessage(), e);
+      }
     }
     return consumers;
   }

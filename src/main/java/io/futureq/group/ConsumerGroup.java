@@ -14,8 +14,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import org.apache.pekko.actor.Cancellable;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -101,6 +103,7 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
   private final Map<ActorRef<SubscriberSession.Command>, TreeSet<Long>> timedOut = new HashMap<>();
   private long inFlightTimerAt = Long.MAX_VALUE;
   private long requeueTimerAt = Long.MAX_VALUE;
+  private Cancellable wake;
 
   private ConsumerGroup(ActorContext<Command> ctx, TimerScheduler<Command> timers, GroupContext gc, byte[] startAfter) {
     super(ctx);
@@ -126,6 +129,7 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
         .onMessage(Wake.class, this::onWake)
         .onMessage(InFlightDue.class, this::onInFlightDue)
         .onMessage(RequeueDue.class, this::onRequeueDue)
+        .onSignal(PostStop.class, s -> onPostStop())
         .build();
   }
 
@@ -357,10 +361,22 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
     getContext().pipeToSelf(read, ReadDone::new);
   }
 
+  /** Wakes the group at the due time on the precise timer; a later arm replaces an earlier one. */
   private void scheduleWake(long atMs, long now) {
     if (atMs != DueCursor.NO_WAKE) {
-      timers.startSingleTimer("wake", new Wake(), timerDelay(atMs, now));
+      if (wake != null) {
+        wake.cancel();
+      }
+      ActorRef<Command> self = getContext().getSelf();
+      wake = gc.wakeTimer().at(Math.min(atMs, now + MAX_TIMER_MS), () -> self.tell(new Wake()));
     }
+  }
+
+  private Behavior<Command> onPostStop() {
+    if (wake != null) {
+      wake.cancel();
+    }
+    return this;
   }
 
   private void armInFlightTimer() {
@@ -380,8 +396,9 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
   }
 
   /**
-   * Pekko timers cannot wait longer than about 24 days, while due times may be years ahead: a long
-   * wait fires early, finds nothing due, and is armed again.
+   * Timers cannot wait longer than about 24 days, while due times may be years ahead, and a wait
+   * measured on the monotonic clock drifts from the wall clock over hours: a long wait fires early
+   * (after at most an hour), finds nothing due, and is armed again.
    */
   static Duration timerDelay(long atMs, long nowMs) {
     return Duration.ofMillis(Math.min(MAX_TIMER_MS, Math.max(0, atMs - nowMs)));

@@ -11,6 +11,7 @@ import org.apache.pekko.actor.typed.ActorRef;
  * What a consumer group needs from its topic.
  *
  * @param group the group name; empty for the universal subscribers (fan-out, best effort)
+ * @param wakeTimer wakes the group when its next message is due
  * @param ackSink where the group reports messages it is done with
  */
 public record GroupContext(
@@ -23,6 +24,7 @@ public record GroupContext(
     Executor storageExecutor,
     EventLog eventLog,
     int maxConsumers,
+    WakeTimer wakeTimer,
     ActorRef<ConsumerGroup.Acked> ackSink) {
 
   boolean universal() {

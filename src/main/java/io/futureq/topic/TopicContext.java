@@ -2,6 +2,7 @@ package io.futureq.topic;
 
 import io.futureq.config.GroupSettings;
 import io.futureq.config.TopicSettings;
+import io.futureq.group.WakeTimer;
 import io.futureq.log.EventLog;
 import io.futureq.storage.OrderedStore;
 import java.time.Duration;
@@ -17,4 +18,5 @@ public record TopicContext(
     Executor storageExecutor,
     Duration askTimeout,
     int maxConsumersPerGroup,
+    WakeTimer wakeTimer,
     LocalTopics localTopics) {}

@@ -174,7 +174,7 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
 
   private ActorRef<ConsumerGroup.Command> spawnGroup(String name, byte[] startAfter) {
     GroupContext gc = new GroupContext(topic, name, tc.groupSettings(), tc.settings(), tc.store(), tc.bucketMs(),
-        tc.storageExecutor(), tc.eventLog(), tc.maxConsumersPerGroup(), ackSink);
+        tc.storageExecutor(), tc.eventLog(), tc.maxConsumersPerGroup(), tc.wakeTimer(), ackSink);
     ActorRef<ConsumerGroup.Command> group = getContext().spawn(ConsumerGroup.create(gc, startAfter),
         name.isEmpty() ? "universal" : "group-" + name);
     getContext().watchWith(group, new GroupStopped(name));

@@ -311,7 +311,8 @@ class ConsumerGroupTest {
   private ActorRef<ConsumerGroup.Command> startGroup(String name, GroupSettings settings) {
     testLog.apply(createGroup(TOPIC, name));
     GroupContext context = new GroupContext(TOPIC, name, settings, TOPIC_SETTINGS, testLog.store(), BUCKET_MS,
-        storageExecutor, testLog.log(), MAX_CONSUMERS, ackSink.ref());
+        storageExecutor, testLog.log(), MAX_CONSUMERS,
+        WakeTimer.of(testKit.system().scheduler(), testKit.system().executionContext()), ackSink.ref());
     ActorRef<ConsumerGroup.Command> group = testKit.spawn(ConsumerGroup.create(context, null));
     groups.add(group);
     return group;
