@@ -56,13 +56,15 @@ public record TagRanges(long[] bounds) {
   public TagRanges from(long from) {
     long[] out = new long[bounds.length];
     int n = 0;
+    boolean clipped = false;
     for (int i = 0; i < bounds.length; i += 2) {
       if (bounds[i + 1] >= from) {
         out[n++] = Math.max(bounds[i], from);
         out[n++] = bounds[i + 1];
       }
+      clipped |= bounds[i] < from;
     }
-    return n == bounds.length ? this : new TagRanges(Arrays.copyOf(out, n));
+    return clipped ? new TagRanges(Arrays.copyOf(out, n)) : this;
   }
 
   @Override

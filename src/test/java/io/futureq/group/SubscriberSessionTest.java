@@ -1,0 +1,113 @@
+package io.futureq.group;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.futureq.log.proto.StoredMessage;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+
+class SubscriberSessionTest {
+  private static final ActorTestKit testKit = ActorTestKit.create();
+  private static final Duration WAIT = Duration.ofSeconds(5);
+
+  @AfterAll
+  static void shutdown() {
+    testKit.shutdownTestKit();
+  }
+
+  /** Hands out the groups the test names, in order, and records each join. */
+  private static final class Groups implements GroupDirectory {
+    final LinkedBlockingQueue<ConsumerGroup.AddConsumer> joins = new LinkedBlockingQueue<>();
+    final LinkedBlockingQueue<ActorRef<ConsumerGroup.Command>> next = new LinkedBlockingQueue<>();
+
+    @Override
+    public CompletableFuture<ActorRef<ConsumerGroup.Command>> attach(String topic, String group,
+        ConsumerGroup.AddConsumer add) {
+      joins.add(add);
+      return CompletableFuture.completedFuture(next.poll());
+    }
+  }
+
+  @Test
+  void acksNamingTagsBeyondTheLastSentFailTheStream() {
+    Groups groups = new Groups();
+    TestProbe<ConsumerGroup.Command> group = testKit.createTestProbe();
+    groups.next.add(group.ref());
+    TestProbe<SubscriberSession.Output> out = testKit.createTestProbe();
+    ActorRef<SubscriberSession.Command> session = start(groups, out);
+    out.expectMessageClass(SubscriberSession.Subscribed.class, WAIT);
+    session.tell(new SubscriberSession.Deliver(List.of(delivery(1), delivery(2))));
+    out.expectMessageClass(SubscriberSession.Emit.class, WAIT);
+
+    session.tell(new SubscriberSession.Ack(TagRanges.of(1, 2)));
+    assertEquals(TagRanges.of(1, 2), group.expectMessageClass(ConsumerGroup.AckDeliveries.class, WAIT).tags());
+    session.tell(new SubscriberSession.Ack(TagRanges.of(2, 3)));
+
+    SubscriberSession.Fail fail = out.expectMessageClass(SubscriberSession.Fail.class, WAIT);
+    assertEquals(SubscriberSession.Reason.UNKNOWN_TAG, fail.refusal().reason());
+    assertTrue(fail.refusal().message().contains("delivery tag 3"), fail.refusal().message());
+    group.expectNoMessage(Duration.ofMillis(100));
+  }
+
+  @Test
+  void afterItsGroupIsLostTheSessionRejoinsNumberingOnAndDropsAcksOfTheOldTags() throws InterruptedException {
+    Groups groups = new Groups();
+    TestProbe<ConsumerGroup.Command> first = testKit.createTestProbe();
+    TestProbe<ConsumerGroup.Command> second = testKit.createTestProbe();
+    groups.next.add(first.ref());
+    groups.next.add(second.ref());
+    TestProbe<SubscriberSession.Output> out = testKit.createTestProbe();
+    ActorRef<SubscriberSession.Command> session = start(groups, out);
+    out.expectMessageClass(SubscriberSession.Subscribed.class, WAIT);
+    assertEquals(1, groups.joins.poll(5, TimeUnit.SECONDS).firstTag());
+    session.tell(new SubscriberSession.Deliver(List.of(delivery(1), delivery(2), delivery(3))));
+    out.expectMessageClass(SubscriberSession.Emit.class, WAIT);
+
+    first.stop();
+
+    ConsumerGroup.AddConsumer rejoin = groups.joins.poll(5, TimeUnit.SECONDS);
+    assertEquals(4, rejoin.firstTag());
+    session.tell(new SubscriberSession.Ack(TagRanges.of(2, 3)));
+    second.expectNoMessage(Duration.ofMillis(200));
+    session.tell(new SubscriberSession.Deliver(List.of(delivery(4))));
+    out.expectMessageClass(SubscriberSession.Emit.class, WAIT);
+    session.tell(new SubscriberSession.Nack(TagRanges.of(1, 4), Duration.ofSeconds(1)));
+    ConsumerGroup.NackDeliveries nack = second.expectMessageClass(ConsumerGroup.NackDeliveries.class, WAIT);
+    assertEquals(TagRanges.of(4, 4), nack.tags());
+    assertEquals(Duration.ofSeconds(1), nack.requeueDelay());
+  }
+
+  @Test
+  void theFirstJoinIsAnnouncedOnceAndARefusalEndsTheStream() {
+    Groups groups = new Groups();
+    TestProbe<ConsumerGroup.Command> group = testKit.createTestProbe();
+    groups.next.add(group.ref());
+    TestProbe<SubscriberSession.Output> out = testKit.createTestProbe();
+    ActorRef<SubscriberSession.Command> session = start(groups, out);
+
+    SubscriberSession.Subscribed subscribed = out.expectMessageClass(SubscriberSession.Subscribed.class, WAIT);
+    assertEquals(new SubscriberSession.Subscribed("orders", "billing", 10), subscribed);
+    SubscriberSession.Refusal refusal = new SubscriberSession.Refusal(SubscriberSession.Reason.OVER_LIMIT, "full");
+    session.tell(new SubscriberSession.Refuse(refusal));
+    assertEquals(refusal, out.expectMessageClass(SubscriberSession.Fail.class, WAIT).refusal());
+  }
+
+  private static ActorRef<SubscriberSession.Command> start(Groups groups, TestProbe<SubscriberSession.Output> out) {
+    return testKit.spawn(SubscriberSession.create(new SubscriberSession.Init("orders", "billing", 10,
+        Duration.ofMillis(100)), groups, out.ref()));
+  }
+
+  private static GroupDelivery delivery(long tag) {
+    return new GroupDelivery(tag, 1, new DueMessage(new byte[] {(byte) tag},
+        StoredMessage.newBuilder().setTopic("orders").build()));
+  }
+}
