@@ -29,7 +29,8 @@ import java.util.List;
  * results), so every replica that applies the same log converges. It must be called by one thread
  * at a time, in log order. The prepared batch carries the applied index, so data and index commit
  * together. After the caller commits the batch it must call {@link #committed}; if the commit fails
- * it closes the prepared entry instead and nothing of it is visible, in storage or in memory.
+ * it calls {@link #abandoned} instead and nothing of it is visible, in storage or in memory. A
+ * {@link #prepare} that throws leaves nothing behind either.
  */
 public final class BrokerStateMachine {
   static final String DEAD_LETTER_SUFFIX = ".dead-letter";
@@ -128,18 +129,30 @@ public final class BrokerStateMachine {
     }
   }
 
-  /** Computes the writes of log entry {@code index}; see the class contract. */
+  /**
+   * Computes the writes of log entry {@code index}; see the class contract. If it throws (a command
+   * it cannot apply, a failed read), the whole entry is dropped: nothing of it stays, in the batch or
+   * in the cached bookkeeping, so the next entry starts from the last committed state.
+   *
+   * @throws IllegalArgumentException if a command has no body this version knows
+   */
   public Prepared prepare(long index, List<LogCommand> commands) {
     ApplyContext ctx = new ApplyContext(store);
-    Apply apply = new Apply(ctx, index, nextEventId);
-    List<CommandResult> results = new ArrayList<>(commands.size());
-    for (LogCommand command : commands) {
-      results.add(apply.command(command));
+    try {
+      Apply apply = new Apply(ctx, index, nextEventId);
+      List<CommandResult> results = new ArrayList<>(commands.size());
+      for (LogCommand command : commands) {
+        results.add(apply.command(command));
+      }
+      book.writeTouched(ctx);
+      ctx.put(Space.META, APPLIED_INDEX, longBytes(index));
+      ctx.put(Space.META, NEXT_EVENT_ID, longBytes(apply.nextEventId));
+      return new Prepared(index, ctx, results, apply.nextEventId);
+    } catch (RuntimeException | Error e) {
+      book.dropTouched();
+      ctx.close();
+      throw e;
     }
-    book.writeTouched(ctx);
-    ctx.put(Space.META, APPLIED_INDEX, longBytes(index));
-    ctx.put(Space.META, NEXT_EVENT_ID, longBytes(apply.nextEventId));
-    return new Prepared(index, ctx, results, apply.nextEventId);
   }
 
   /** Makes a committed entry's in-memory effects current; see the class contract. */
