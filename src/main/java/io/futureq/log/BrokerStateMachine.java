@@ -217,12 +217,20 @@ public final class BrokerStateMachine {
       return new CommandResult.Stored(refs);
     }
 
+    /**
+     * Stores {@code m}, unless its key is held by a message still pending at {@code enqueuedMs}. A
+     * holder expired by then is never delivered, so it is removed here, as an expiry would, and the
+     * key goes to {@code m}; the time comes from the entry, so every replica decides alike.
+     */
     private StoredRef storeOne(NewMessage m, long enqueuedMs) {
       if (!m.getKey().isEmpty()) {
         byte[] existing = ctx.get(Space.INDEX, StorageKeys.messageKeyIndex(m.getTopic(), m.getKey()));
         StoredMessage found = existing == null ? null : read(existing);
-        if (found != null) {
+        if (found != null && !(found.getExpireMs() > 0 && found.getExpireMs() <= enqueuedMs)) {
           return new StoredRef(existing, found, true);
+        }
+        if (found != null) {
+          remove(existing, found);
         }
       }
       long eventId = nextEventId++;

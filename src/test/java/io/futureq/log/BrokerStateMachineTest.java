@@ -8,6 +8,7 @@ import static io.futureq.log.Commands.deadLetter;
 import static io.futureq.log.Commands.expire;
 import static io.futureq.log.Commands.message;
 import static io.futureq.log.Commands.store;
+import static io.futureq.log.Commands.storeAt;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -83,6 +84,37 @@ class BrokerStateMachineTest {
     assertTrue(again.duplicate());
     assertArrayEquals(original.storageKey(), again.storageKey());
     assertEquals("first", again.message().getPayload().toStringUtf8());
+    assertEquals(1, pending(TOPIC));
+  }
+
+  @Test
+  void aKeyHeldByAnExpiredMessageIsTakenByTheNextPublish() {
+    apply(createGroup(TOPIC, "billing"));
+    apply(createGroup(TOPIC, "shipping"));
+    StoredRef expired = stored(apply(storeAt(500, message(TOPIC, "old", 1_000, "k", 1_001, Map.of())))).get(0);
+    apply(ack(TOPIC, "billing", expired.storageKey()));
+
+    StoredRef fresh = stored(apply(storeAt(60_000, message(TOPIC, "new", 60_000, "k", 0, Map.of())))).get(0);
+
+    assertFalse(fresh.duplicate());
+    assertEquals("new", fresh.message().getPayload().toStringUtf8());
+    assertEquals(List.of("new"), testLog.messagesOf(TOPIC).stream().map(m -> m.getPayload().toStringUtf8()).toList());
+    assertEquals(1, pending(TOPIC));
+    assertArrayEquals(fresh.storageKey(), testLog.store().get(Space.INDEX, StorageKeys.messageKeyIndex(TOPIC, "k")));
+    assertEquals(0, testLog.countIndexKeys(StorageKeys.expiryPrefix(TOPIC)));
+    assertEquals(0, testLog.countIndexKeys(StorageKeys.ackMarkPrefix(expired.storageKey())));
+    assertTrue(removedKeys(apply(expire(TOPIC, expired.storageKey()))).isEmpty());
+    assertEquals(1, pending(TOPIC));
+  }
+
+  @Test
+  void aKeyHeldByAMessageExpiringAfterThePublishStaysTaken() {
+    StoredRef held = stored(apply(storeAt(500, message(TOPIC, "old", 1_000, "k", 60_001, Map.of())))).get(0);
+
+    StoredRef again = stored(apply(storeAt(60_000, message(TOPIC, "new", 60_000, "k", 0, Map.of())))).get(0);
+
+    assertTrue(again.duplicate());
+    assertArrayEquals(held.storageKey(), again.storageKey());
     assertEquals(1, pending(TOPIC));
   }
 
