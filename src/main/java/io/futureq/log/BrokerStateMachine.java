@@ -331,10 +331,16 @@ public final class BrokerStateMachine {
       return new CommandResult.Removed(expire.getTopic(), removed, Reason.EXPIRED);
     }
 
+    /**
+     * Copies the message to its dead-letter topic and counts it as the group's ack, once per message
+     * and group: a group that already acked or dead-lettered it (a retry of a DeadLetter that did
+     * commit, while another group still holds the message) gets no second copy.
+     */
     private CommandResult deadLetter(DeadLetter dl) {
       byte[] key = dl.getStorageKey().toByteArray();
       StoredMessage record = read(key);
-      if (record == null || !record.getTopic().equals(dl.getTopic())) {
+      if (record == null || !record.getTopic().equals(dl.getTopic())
+          || ctx.get(Space.INDEX, StorageKeys.ackMark(key, dl.getGroup())) != null) {
         return new CommandResult.DeadLettered(dl.getTopic(), dl.getGroup(), null);
       }
       NewMessage copy = NewMessage.newBuilder().setTopic(dl.getTopic() + DEAD_LETTER_SUFFIX)

@@ -306,6 +306,43 @@ class BrokerStateMachineTest {
   }
 
   @Test
+  void aRetriedDeadLetterOfAMessageAnotherGroupStillHoldsStoresOneCopy() {
+    apply(createGroup(TOPIC, "billing"));
+    apply(createGroup(TOPIC, "shipping"));
+    byte[] key = stored(apply(store(message(TOPIC, "body", 700)))).get(0).storageKey();
+    String deadTopic = TOPIC + ".dead-letter";
+
+    CommandResult.DeadLettered first =
+        (CommandResult.DeadLettered) apply(deadLetter(TOPIC, "billing", key, "max-deliveries", 4_321));
+    // The group retries when the first append's outcome was unknown (a timeout), though it committed.
+    CommandResult.DeadLettered retry =
+        (CommandResult.DeadLettered) apply(deadLetter(TOPIC, "billing", key, "max-deliveries", 9_999));
+
+    assertNotNull(first.copy());
+    assertNull(retry.copy());
+    assertEquals(1, testLog.messagesOf(deadTopic).size());
+    assertEquals(1, pending(deadTopic));
+    assertEquals(1, pending(TOPIC));
+    assertEquals(1, removedKeys(apply(ack(TOPIC, "shipping", key))).size());
+    assertEquals(0, pending(TOPIC));
+  }
+
+  @Test
+  void aDeadLetterFromAGroupThatAlreadyAckedStoresNoCopy() {
+    apply(createGroup(TOPIC, "billing"));
+    apply(createGroup(TOPIC, "shipping"));
+    byte[] key = stored(apply(store(message(TOPIC, "body", 700)))).get(0).storageKey();
+    apply(ack(TOPIC, "billing", key));
+
+    CommandResult.DeadLettered late =
+        (CommandResult.DeadLettered) apply(deadLetter(TOPIC, "billing", key, "max-deliveries", 4_321));
+
+    assertNull(late.copy());
+    assertEquals(0, pending(TOPIC + ".dead-letter"));
+    assertEquals(1, pending(TOPIC));
+  }
+
+  @Test
   void deadLetteringAGoneMessageStoresNothing() {
     CommandResult.DeadLettered result = (CommandResult.DeadLettered) apply(
         deadLetter(TOPIC, "billing", StorageKeys.message(StorageKeys.topicHash(TOPIC), 1, 99), "why", 1));
