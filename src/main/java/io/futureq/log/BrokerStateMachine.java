@@ -33,7 +33,8 @@ import java.util.List;
  * {@link #prepare} that throws leaves nothing behind either.
  */
 public final class BrokerStateMachine {
-  static final String DEAD_LETTER_SUFFIX = ".dead-letter";
+  /** Appended to a topic's name to name its dead-letter topic, whatever the topic's length. */
+  public static final String DEAD_LETTER_SUFFIX = ".dead-letter";
   private static final byte[] APPLIED_INDEX = "applied-index".getBytes(StandardCharsets.UTF_8);
   private static final byte[] NEXT_EVENT_ID = "next-event-id".getBytes(StandardCharsets.UTF_8);
   private static final byte[] BUCKET_MS = "bucket-ms".getBytes(StandardCharsets.UTF_8);
