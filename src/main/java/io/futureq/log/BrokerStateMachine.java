@@ -131,11 +131,10 @@ public final class BrokerStateMachine {
   }
 
   /**
-   * Computes the writes of log entry {@code index}; see the class contract. If it throws (a command
-   * it cannot apply, a failed read), the whole entry is dropped: nothing of it stays, in the batch or
-   * in the cached bookkeeping, so the next entry starts from the last committed state.
+   * Computes the writes of log entry {@code index}; see the class contract.
    *
-   * @throws IllegalArgumentException if a command has no body this version knows
+   * @throws IllegalArgumentException if a command has no body this version knows; then, as after a
+   *     failed read, nothing of the entry stays, in storage or in the cached bookkeeping
    */
   public Prepared prepare(long index, List<LogCommand> commands) {
     ApplyContext ctx = new ApplyContext(store);
@@ -219,9 +218,8 @@ public final class BrokerStateMachine {
     }
 
     /**
-     * Stores {@code m}, unless its key is held by a message still pending at {@code enqueuedMs}. A
-     * holder expired by then is never delivered, so it is removed here, as an expiry would, and the
-     * key goes to {@code m}; the time comes from the entry, so every replica decides alike.
+     * Stores {@code m} unless its key is held by a message still pending at {@code enqueuedMs} (the
+     * entry's time, the same on every replica); a holder expired by then is removed as by an expiry.
      */
     private StoredRef storeOne(NewMessage m, long enqueuedMs) {
       if (!m.getKey().isEmpty()) {
@@ -333,9 +331,8 @@ public final class BrokerStateMachine {
     }
 
     /**
-     * Copies the message to its dead-letter topic and counts it as the group's ack, once per message
-     * and group: a group that already acked or dead-lettered it (a retry of a DeadLetter that did
-     * commit, while another group still holds the message) gets no second copy.
+     * Copies the message to the dead-letter topic as the group's ack, once per message and group: a
+     * group whose ack mark is there (a retried DeadLetter that did commit) gets no second copy.
      */
     private CommandResult deadLetter(DeadLetter dl) {
       byte[] key = dl.getStorageKey().toByteArray();

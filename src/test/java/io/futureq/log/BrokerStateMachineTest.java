@@ -4,7 +4,6 @@ import static io.futureq.log.Commands.ack;
 import static io.futureq.log.Commands.cancelByKey;
 import static io.futureq.log.Commands.cancelByStorageKey;
 import static io.futureq.log.Commands.createGroup;
-import static io.futureq.log.Commands.deadLetter;
 import static io.futureq.log.Commands.expire;
 import static io.futureq.log.Commands.message;
 import static io.futureq.log.Commands.store;
@@ -25,7 +24,6 @@ import io.futureq.log.proto.JournalEvent;
 import io.futureq.log.proto.JournalWrite;
 import io.futureq.log.proto.LogCommand;
 import io.futureq.log.proto.NewMessage;
-import io.futureq.log.proto.StoredMessage;
 import io.futureq.storage.OrderedStore.Space;
 import io.futureq.storage.StorageKeys;
 import java.nio.ByteBuffer;
@@ -278,77 +276,6 @@ class BrokerStateMachineTest {
     assertEquals(0, testLog.countIndexKeys(StorageKeys.expiryPrefix(TOPIC)));
     assertNull(testLog.store().get(Space.INDEX, StorageKeys.messageKeyIndex(TOPIC, "k")));
     assertFalse(stored(apply(store(keyed("k", "b")))).get(0).duplicate());
-  }
-
-  @Test
-  void deadLetterStoresACopyAndCountsAsThatGroupsAck() {
-    apply(createGroup(TOPIC, "billing"));
-    apply(createGroup(TOPIC, "shipping"));
-    byte[] key = stored(apply(store(message(TOPIC, "body", 700, "k", 0, Map.of("h", "v"))))).get(0).storageKey();
-
-    CommandResult.DeadLettered result =
-        (CommandResult.DeadLettered) apply(deadLetter(TOPIC, "billing", key, "why", 4_321));
-
-    String deadTopic = TOPIC + ".dead-letter";
-    StoredMessage copy = testLog.read(result.copy().storageKey());
-    assertEquals(deadTopic, copy.getTopic());
-    assertEquals("body", copy.getPayload().toStringUtf8());
-    assertEquals("why", copy.getHeadersOrThrow("futureq-dead-letter-reason"));
-    assertEquals("billing", copy.getHeadersOrThrow("futureq-dead-letter-group"));
-    assertEquals("700", copy.getHeadersOrThrow("futureq-original-due-at-unix-ms"));
-    assertEquals("v", copy.getHeadersOrThrow("h"));
-    assertEquals(4_321, copy.getDueMs());
-    assertEquals(1, pending(deadTopic));
-    assertEquals(1, pending(TOPIC));
-
-    assertEquals(1, removedKeys(apply(ack(TOPIC, "shipping", key))).size());
-    assertEquals(0, pending(TOPIC));
-  }
-
-  @Test
-  void aRetriedDeadLetterOfAMessageAnotherGroupStillHoldsStoresOneCopy() {
-    apply(createGroup(TOPIC, "billing"));
-    apply(createGroup(TOPIC, "shipping"));
-    byte[] key = stored(apply(store(message(TOPIC, "body", 700)))).get(0).storageKey();
-    String deadTopic = TOPIC + ".dead-letter";
-
-    CommandResult.DeadLettered first =
-        (CommandResult.DeadLettered) apply(deadLetter(TOPIC, "billing", key, "max-deliveries", 4_321));
-    // The group retries when the first append's outcome was unknown (a timeout), though it committed.
-    CommandResult.DeadLettered retry =
-        (CommandResult.DeadLettered) apply(deadLetter(TOPIC, "billing", key, "max-deliveries", 9_999));
-
-    assertNotNull(first.copy());
-    assertNull(retry.copy());
-    assertEquals(1, testLog.messagesOf(deadTopic).size());
-    assertEquals(1, pending(deadTopic));
-    assertEquals(1, pending(TOPIC));
-    assertEquals(1, removedKeys(apply(ack(TOPIC, "shipping", key))).size());
-    assertEquals(0, pending(TOPIC));
-  }
-
-  @Test
-  void aDeadLetterFromAGroupThatAlreadyAckedStoresNoCopy() {
-    apply(createGroup(TOPIC, "billing"));
-    apply(createGroup(TOPIC, "shipping"));
-    byte[] key = stored(apply(store(message(TOPIC, "body", 700)))).get(0).storageKey();
-    apply(ack(TOPIC, "billing", key));
-
-    CommandResult.DeadLettered late =
-        (CommandResult.DeadLettered) apply(deadLetter(TOPIC, "billing", key, "max-deliveries", 4_321));
-
-    assertNull(late.copy());
-    assertEquals(0, pending(TOPIC + ".dead-letter"));
-    assertEquals(1, pending(TOPIC));
-  }
-
-  @Test
-  void deadLetteringAGoneMessageStoresNothing() {
-    CommandResult.DeadLettered result = (CommandResult.DeadLettered) apply(
-        deadLetter(TOPIC, "billing", StorageKeys.message(StorageKeys.topicHash(TOPIC), 1, 99), "why", 1));
-
-    assertNull(result.copy());
-    assertEquals(0, pending(TOPIC + ".dead-letter"));
   }
 
   @Test
