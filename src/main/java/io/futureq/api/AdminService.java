@@ -75,7 +75,7 @@ public final class AdminService implements Admin {
   @Override
   public CompletionStage<io.futureq.api.grpc.TopicStats> getTopicStats(GetTopicStatsRequest in) {
     try {
-      RequestValidator.name("topic", in.getTopic());
+      RequestValidator.topic("topic", in.getTopic());
     } catch (InvalidRequest e) {
       return GrpcErrors.translate(CompletableFuture.failedFuture(e));
     }

@@ -114,7 +114,7 @@ public final class ProducerService implements Producer {
   public CompletionStage<CancelResponse> cancel(CancelRequest request) {
     CancelMessage.Builder cancel = CancelMessage.newBuilder().setTopic(request.getTopic());
     try {
-      RequestValidator.name("topic", request.getTopic());
+      RequestValidator.topic("topic", request.getTopic());
       switch (request.getTargetCase()) {
         case KEY:
           if (request.getKey().isEmpty()) {

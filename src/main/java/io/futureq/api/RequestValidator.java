@@ -5,6 +5,7 @@ import io.futureq.api.grpc.PublishRequest;
 import io.futureq.api.grpc.SubscribeInit;
 import io.futureq.config.AckLevel;
 import io.futureq.config.ApiSettings;
+import io.futureq.log.BrokerStateMachine;
 import io.futureq.log.proto.LogCommand;
 import io.futureq.log.proto.NewMessage;
 import io.futureq.log.proto.StoreBatch;
@@ -14,6 +15,8 @@ import java.util.Map;
 /** Checks requests against the limits in {@code futureq.api}; throws {@link InvalidRequest}. */
 final class RequestValidator {
   static final int MAX_NAME_LENGTH = 249;
+  /** A topic of the longest name gets a dead-letter topic this long, which must stay readable. */
+  static final int MAX_DEAD_LETTER_TOPIC_LENGTH = MAX_NAME_LENGTH + BrokerStateMachine.DEAD_LETTER_SUFFIX.length();
 
   private final ApiSettings settings;
 
@@ -38,6 +41,24 @@ final class RequestValidator {
             + " is not allowed (use A-Z, a-z, 0-9, '.', '_', '-')");
       }
     }
+  }
+
+  /**
+   * Topic names: as {@link #name}, except that a name ending in the dead-letter suffix may have the
+   * suffix beyond 249 characters (up to 261), so the dead-letter topic of every topic can be read.
+   */
+  static void topic(String field, String value) {
+    String suffix = BrokerStateMachine.DEAD_LETTER_SUFFIX;
+    if (value.length() <= MAX_NAME_LENGTH || !value.endsWith(suffix)) {
+      name(field, value);
+      return;
+    }
+    if (value.length() > MAX_DEAD_LETTER_TOPIC_LENGTH) {
+      throw InvalidRequest.invalid(field + ": " + value.length() + " characters, more than "
+          + MAX_DEAD_LETTER_TOPIC_LENGTH + " for a dead-letter topic (" + MAX_NAME_LENGTH + " before '" + suffix
+          + "')");
+    }
+    name(field, value.substring(0, value.length() - suffix.length()));
   }
 
   AckLevel ackLevel(PublishRequest request) {
@@ -91,7 +112,7 @@ final class RequestValidator {
   }
 
   private NewMessage message(Message m, String field, long nowMs) {
-    name(field + ".topic", m.getTopic());
+    topic(field + ".topic", m.getTopic());
     if (m.getPayload().size() > settings.maxPayloadBytes()) {
       throw InvalidRequest.tooLarge(field + ".payload: " + m.getPayload().size() + " bytes, more than the limit of "
           + settings.maxPayloadBytes() + " (futureq.api.max-payload-size)");
@@ -148,7 +169,7 @@ final class RequestValidator {
 
   /** Validates an init frame and returns the effective max in flight. */
   int subscribe(SubscribeInit init) {
-    name("init.topic", init.getTopic());
+    topic("init.topic", init.getTopic());
     if (!init.getGroup().isEmpty()) {
       name("init.group", init.getGroup());
     }

@@ -5,11 +5,16 @@ import io.futureq.app.StartupException;
 import io.futureq.config.BrokerSettings;
 import io.futureq.config.SettingsException;
 import java.io.File;
+import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.pekko.actor.CoordinatedShutdown;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import sun.misc.Signal;
+import sun.misc.SignalHandler;
 
-/** {@code futureq server}: runs a broker until SIGTERM or SIGINT. */
+/** {@code futureq server}: runs a broker until SIGTERM or SIGINT, then shuts it down and exits 0. */
 @Command(name = "server", mixinStandardHelpOptions = true,
     description = "Run the broker. Exits 2 on bad configuration or unusable storage.")
 final class ServerCommand implements Callable<Integer> {
@@ -41,7 +46,35 @@ final class ServerCommand implements Callable<Integer> {
       System.err.println("futureq: " + e.getMessage());
       return BAD_START;
     }
+    stopOnSignals(node);
     node.system().getWhenTerminated().toCompletableFuture().join();
     return 0;
   }
+
+  /**
+   * Makes SIGTERM and SIGINT run the graceful shutdown and end the process with status 0. Left to the
+   * JVM, a signal runs the same shutdown from a shutdown hook but the JVM then exits with 128 + the
+   * signal number (143 for SIGTERM), which supervisors read as a failure. A second signal during the
+   * shutdown goes back to the JVM's own handling. {@code sun.misc.Signal} (module jdk.unsupported) is
+   * the only way to handle a signal in Java 17.
+   */
+  private static void stopOnSignals(Node node) {
+    for (String name : List.of("TERM", "INT")) {
+      AtomicReference<SignalHandler> jvmHandler = new AtomicReference<>();
+      try {
+        jvmHandler.set(Signal.handle(new Signal(name), signal -> {
+          SignalHandler previous = jvmHandler.get();
+          if (previous != null) {
+            Signal.handle(signal, previous);
+          }
+          CoordinatedShutdown.get(node.system()).run(new SignalReceived("SIG" + signal.getName()));
+        }));
+      } catch (IllegalArgumentException e) {
+        // The JVM reserves this signal (java -Xrs): it keeps its usual effect and exit status.
+      }
+    }
+  }
+
+  /** Why the broker shut down, as CoordinatedShutdown reports it. */
+  private record SignalReceived(String signal) implements CoordinatedShutdown.Reason {}
 }

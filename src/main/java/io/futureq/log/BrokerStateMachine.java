@@ -29,10 +29,12 @@ import java.util.List;
  * results), so every replica that applies the same log converges. It must be called by one thread
  * at a time, in log order. The prepared batch carries the applied index, so data and index commit
  * together. After the caller commits the batch it must call {@link #committed}; if the commit fails
- * it closes the prepared entry instead and nothing of it is visible, in storage or in memory.
+ * it calls {@link #abandoned} instead and nothing of it is visible, in storage or in memory. A
+ * {@link #prepare} that throws leaves nothing behind either.
  */
 public final class BrokerStateMachine {
-  static final String DEAD_LETTER_SUFFIX = ".dead-letter";
+  /** Appended to a topic's name to name its dead-letter topic, whatever the topic's length. */
+  public static final String DEAD_LETTER_SUFFIX = ".dead-letter";
   private static final byte[] APPLIED_INDEX = "applied-index".getBytes(StandardCharsets.UTF_8);
   private static final byte[] NEXT_EVENT_ID = "next-event-id".getBytes(StandardCharsets.UTF_8);
   private static final byte[] BUCKET_MS = "bucket-ms".getBytes(StandardCharsets.UTF_8);
@@ -128,18 +130,29 @@ public final class BrokerStateMachine {
     }
   }
 
-  /** Computes the writes of log entry {@code index}; see the class contract. */
+  /**
+   * Computes the writes of log entry {@code index}; see the class contract.
+   *
+   * @throws IllegalArgumentException if a command has no body this version knows; then, as after a
+   *     failed read, nothing of the entry stays, in storage or in the cached bookkeeping
+   */
   public Prepared prepare(long index, List<LogCommand> commands) {
     ApplyContext ctx = new ApplyContext(store);
-    Apply apply = new Apply(ctx, index, nextEventId);
-    List<CommandResult> results = new ArrayList<>(commands.size());
-    for (LogCommand command : commands) {
-      results.add(apply.command(command));
+    try {
+      Apply apply = new Apply(ctx, index, nextEventId);
+      List<CommandResult> results = new ArrayList<>(commands.size());
+      for (LogCommand command : commands) {
+        results.add(apply.command(command));
+      }
+      book.writeTouched(ctx);
+      ctx.put(Space.META, APPLIED_INDEX, longBytes(index));
+      ctx.put(Space.META, NEXT_EVENT_ID, longBytes(apply.nextEventId));
+      return new Prepared(index, ctx, results, apply.nextEventId);
+    } catch (RuntimeException | Error e) {
+      book.dropTouched();
+      ctx.close();
+      throw e;
     }
-    book.writeTouched(ctx);
-    ctx.put(Space.META, APPLIED_INDEX, longBytes(index));
-    ctx.put(Space.META, NEXT_EVENT_ID, longBytes(apply.nextEventId));
-    return new Prepared(index, ctx, results, apply.nextEventId);
   }
 
   /** Makes a committed entry's in-memory effects current; see the class contract. */
@@ -204,12 +217,19 @@ public final class BrokerStateMachine {
       return new CommandResult.Stored(refs);
     }
 
+    /**
+     * Stores {@code m} unless its key is held by a message still pending at {@code enqueuedMs} (the
+     * entry's time, the same on every replica); a holder expired by then is removed as by an expiry.
+     */
     private StoredRef storeOne(NewMessage m, long enqueuedMs) {
       if (!m.getKey().isEmpty()) {
         byte[] existing = ctx.get(Space.INDEX, StorageKeys.messageKeyIndex(m.getTopic(), m.getKey()));
         StoredMessage found = existing == null ? null : read(existing);
-        if (found != null) {
+        if (found != null && !(found.getExpireMs() > 0 && found.getExpireMs() <= enqueuedMs)) {
           return new StoredRef(existing, found, true);
+        }
+        if (found != null) {
+          remove(existing, found);
         }
       }
       long eventId = nextEventId++;
@@ -310,10 +330,15 @@ public final class BrokerStateMachine {
       return new CommandResult.Removed(expire.getTopic(), removed, Reason.EXPIRED);
     }
 
+    /**
+     * Copies the message to the dead-letter topic as the group's ack, once per message and group: a
+     * group whose ack mark is there (a retried DeadLetter that did commit) gets no second copy.
+     */
     private CommandResult deadLetter(DeadLetter dl) {
       byte[] key = dl.getStorageKey().toByteArray();
       StoredMessage record = read(key);
-      if (record == null || !record.getTopic().equals(dl.getTopic())) {
+      if (record == null || !record.getTopic().equals(dl.getTopic())
+          || ctx.get(Space.INDEX, StorageKeys.ackMark(key, dl.getGroup())) != null) {
         return new CommandResult.DeadLettered(dl.getTopic(), dl.getGroup(), null);
       }
       NewMessage copy = NewMessage.newBuilder().setTopic(dl.getTopic() + DEAD_LETTER_SUFFIX)

@@ -33,7 +33,10 @@ public sealed interface CommandResult {
   /** A group is registered (created now, or already known). */
   record GroupCreated(String topic, String group, boolean existed) implements CommandResult {}
 
-  /** A message moved to the dead-letter topic; {@code copy} is the new message, null if it was gone. */
+  /**
+   * A message moved to the dead-letter topic; {@code copy} is the new message, null if it was gone or
+   * the group had already acked or dead-lettered it.
+   */
   record DeadLettered(String topic, String group, StoredRef copy) implements CommandResult {}
 
   /**

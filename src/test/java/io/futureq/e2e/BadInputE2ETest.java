@@ -75,6 +75,10 @@ class BadInputE2ETest {
         request(message("t".repeat(250), "x", 0)));
     assertRejected(Status.Code.INVALID_ARGUMENT, "messages[0].topic: character '/'",
         request(message("a/b", "x", 0)));
+    assertRejected(Status.Code.INVALID_ARGUMENT, "messages[0].topic: 262 characters, more than 261",
+        request(message("t".repeat(250) + ".dead-letter", "x", 0)));
+    assertRejected(Status.Code.INVALID_ARGUMENT, "messages[0].topic: character '/' at position 2",
+        request(message("ab/" + "t".repeat(240) + ".dead-letter", "x", 0)));
   }
 
   @Test

@@ -49,6 +49,28 @@ final class BrokerProcess implements AutoCloseable {
     return new BrokerProcess(p, log, grpc, management);
   }
 
+  /** As {@link #start}, through {@code bin/futureq server} (which execs the JVM) on the test classpath. */
+  static BrokerProcess startWithLauncher(Path dir, Path data, String extraConfig) throws IOException {
+    int grpc = TestBroker.freePort();
+    int management = TestBroker.freePort();
+    Path conf = writeConfig(dir, data, grpc, management, extraConfig);
+    Path log = dir.resolve("broker-" + grpc + ".log");
+    ProcessBuilder builder = new ProcessBuilder(List.of(Path.of("bin", "futureq").toAbsolutePath().toString(),
+        "server", "--config", conf.toString()));
+    builder.environment().put("FUTUREQ_CLASSPATH", System.getProperty("java.class.path"));
+    builder.environment().put("JAVA_OPTS", "-Xmx512m");
+    Process p = builder.redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    return new BrokerProcess(p, log, grpc, management);
+  }
+
+  /** Sends signal {@code name} ({@code TERM}, {@code INT}) to the broker, as a supervisor or a terminal does. */
+  void signal(String name) throws Exception {
+    Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
+    if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+      throw new AssertionError("kill -" + name + " " + process.pid() + " failed");
+    }
+  }
+
   static Process launch(Path conf, Path log) throws IOException {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     return new ProcessBuilder(List.of(java, "-Xmx512m", "-cp", System.getProperty("java.class.path"),

@@ -230,6 +230,26 @@ class DeliveryE2ETest {
   }
 
   @Test
+  void deadLettersOfATopicWithTheLongestNameCanBeReadAndInspected() throws Exception {
+    String topic = "long-" + "t".repeat(244);
+    String deadLetterTopic = topic + ".dead-letter";
+    try (Subscription sub = Subscription.open(broker, topic, "g", 10);
+        Subscription dead = Subscription.open(broker, deadLetterTopic, "ops", 10)) {
+      publish(request(message(topic, "bad", 0)));
+      for (int i = 1; i <= 20; i++) {
+        sub.nack(sub.next(WAIT).delivery(), 0);
+      }
+      Delivery dl = dead.next(WAIT).delivery();
+      assertEquals(deadLetterTopic, dl.getTopic());
+      assertEquals("bad", dl.getPayload().toStringUtf8());
+      assertEquals(1, stats(deadLetterTopic).getPending());
+      dead.ack(dl);
+      awaitPending(deadLetterTopic, 0);
+      awaitPending(topic, 0);
+    }
+  }
+
+  @Test
   void aMessageDueMonthsAheadDoesNotStopNearerOnes() throws Exception {
     String topic = "far-future";
     try (Subscription sub = Subscription.open(broker, topic, "g", 10)) {

@@ -99,8 +99,7 @@ class ServerProcessE2ETest {
       producer.close();
       admin.close();
       broker.process.destroy();
-      int status = broker.awaitExit(Duration.ofSeconds(60));
-      assertTrue(status == 0 || status == 143, "exit status " + status + "\n" + broker.output());
+      assertEquals(0, broker.awaitExit(Duration.ofSeconds(60)), "exit status after SIGTERM\n" + broker.output());
     }
     try (BrokerProcess broker = BrokerProcess.start(dir, data, "").awaitReady(START)) {
       GrpcClientSettings settings = GrpcClientSettings.connectToServiceAt("127.0.0.1", broker.grpcPort, clients)
@@ -113,6 +112,18 @@ class ServerProcessE2ETest {
       assertEquals("soon", got.get(1).delivery().getPayload().toStringUtf8());
       sub.close();
       consumer.close();
+    }
+  }
+
+  @Test
+  void theLauncherStartedBrokerExitsWithStatus0AfterSigtermOrSigint() throws Exception {
+    for (String signal : java.util.List.of("TERM", "INT")) {
+      Path data = dir.resolve("data-" + signal);
+      try (BrokerProcess broker = BrokerProcess.startWithLauncher(dir, data, "").awaitReady(START)) {
+        broker.signal(signal);
+        assertEquals(0, broker.awaitExit(Duration.ofSeconds(60)), "exit status after SIG" + signal + "\n"
+            + broker.output());
+      }
     }
   }
 

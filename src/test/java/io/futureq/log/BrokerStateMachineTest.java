@@ -4,10 +4,10 @@ import static io.futureq.log.Commands.ack;
 import static io.futureq.log.Commands.cancelByKey;
 import static io.futureq.log.Commands.cancelByStorageKey;
 import static io.futureq.log.Commands.createGroup;
-import static io.futureq.log.Commands.deadLetter;
 import static io.futureq.log.Commands.expire;
 import static io.futureq.log.Commands.message;
 import static io.futureq.log.Commands.store;
+import static io.futureq.log.Commands.storeAt;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -24,7 +24,6 @@ import io.futureq.log.proto.JournalEvent;
 import io.futureq.log.proto.JournalWrite;
 import io.futureq.log.proto.LogCommand;
 import io.futureq.log.proto.NewMessage;
-import io.futureq.log.proto.StoredMessage;
 import io.futureq.storage.OrderedStore.Space;
 import io.futureq.storage.StorageKeys;
 import java.nio.ByteBuffer;
@@ -83,6 +82,37 @@ class BrokerStateMachineTest {
     assertTrue(again.duplicate());
     assertArrayEquals(original.storageKey(), again.storageKey());
     assertEquals("first", again.message().getPayload().toStringUtf8());
+    assertEquals(1, pending(TOPIC));
+  }
+
+  @Test
+  void aKeyHeldByAnExpiredMessageIsTakenByTheNextPublish() {
+    apply(createGroup(TOPIC, "billing"));
+    apply(createGroup(TOPIC, "shipping"));
+    StoredRef expired = stored(apply(storeAt(500, message(TOPIC, "old", 1_000, "k", 1_001, Map.of())))).get(0);
+    apply(ack(TOPIC, "billing", expired.storageKey()));
+
+    StoredRef fresh = stored(apply(storeAt(60_000, message(TOPIC, "new", 60_000, "k", 0, Map.of())))).get(0);
+
+    assertFalse(fresh.duplicate());
+    assertEquals("new", fresh.message().getPayload().toStringUtf8());
+    assertEquals(List.of("new"), testLog.messagesOf(TOPIC).stream().map(m -> m.getPayload().toStringUtf8()).toList());
+    assertEquals(1, pending(TOPIC));
+    assertArrayEquals(fresh.storageKey(), testLog.store().get(Space.INDEX, StorageKeys.messageKeyIndex(TOPIC, "k")));
+    assertEquals(0, testLog.countIndexKeys(StorageKeys.expiryPrefix(TOPIC)));
+    assertEquals(0, testLog.countIndexKeys(StorageKeys.ackMarkPrefix(expired.storageKey())));
+    assertTrue(removedKeys(apply(expire(TOPIC, expired.storageKey()))).isEmpty());
+    assertEquals(1, pending(TOPIC));
+  }
+
+  @Test
+  void aKeyHeldByAMessageExpiringAfterThePublishStaysTaken() {
+    StoredRef held = stored(apply(storeAt(500, message(TOPIC, "old", 1_000, "k", 60_001, Map.of())))).get(0);
+
+    StoredRef again = stored(apply(storeAt(60_000, message(TOPIC, "new", 60_000, "k", 0, Map.of())))).get(0);
+
+    assertTrue(again.duplicate());
+    assertArrayEquals(held.storageKey(), again.storageKey());
     assertEquals(1, pending(TOPIC));
   }
 
@@ -246,40 +276,6 @@ class BrokerStateMachineTest {
     assertEquals(0, testLog.countIndexKeys(StorageKeys.expiryPrefix(TOPIC)));
     assertNull(testLog.store().get(Space.INDEX, StorageKeys.messageKeyIndex(TOPIC, "k")));
     assertFalse(stored(apply(store(keyed("k", "b")))).get(0).duplicate());
-  }
-
-  @Test
-  void deadLetterStoresACopyAndCountsAsThatGroupsAck() {
-    apply(createGroup(TOPIC, "billing"));
-    apply(createGroup(TOPIC, "shipping"));
-    byte[] key = stored(apply(store(message(TOPIC, "body", 700, "k", 0, Map.of("h", "v"))))).get(0).storageKey();
-
-    CommandResult.DeadLettered result =
-        (CommandResult.DeadLettered) apply(deadLetter(TOPIC, "billing", key, "why", 4_321));
-
-    String deadTopic = TOPIC + ".dead-letter";
-    StoredMessage copy = testLog.read(result.copy().storageKey());
-    assertEquals(deadTopic, copy.getTopic());
-    assertEquals("body", copy.getPayload().toStringUtf8());
-    assertEquals("why", copy.getHeadersOrThrow("futureq-dead-letter-reason"));
-    assertEquals("billing", copy.getHeadersOrThrow("futureq-dead-letter-group"));
-    assertEquals("700", copy.getHeadersOrThrow("futureq-original-due-at-unix-ms"));
-    assertEquals("v", copy.getHeadersOrThrow("h"));
-    assertEquals(4_321, copy.getDueMs());
-    assertEquals(1, pending(deadTopic));
-    assertEquals(1, pending(TOPIC));
-
-    assertEquals(1, removedKeys(apply(ack(TOPIC, "shipping", key))).size());
-    assertEquals(0, pending(TOPIC));
-  }
-
-  @Test
-  void deadLetteringAGoneMessageStoresNothing() {
-    CommandResult.DeadLettered result = (CommandResult.DeadLettered) apply(
-        deadLetter(TOPIC, "billing", StorageKeys.message(StorageKeys.topicHash(TOPIC), 1, 99), "why", 1));
-
-    assertNull(result.copy());
-    assertEquals(0, pending(TOPIC + ".dead-letter"));
   }
 
   @Test

@@ -28,9 +28,13 @@ public final class Commands {
   }
 
   public static LogCommand store(NewMessage... messages) {
+    return storeAt(System.currentTimeMillis(), messages);
+  }
+
+  /** A StoreBatch the broker accepted at {@code enqueuedMs}. */
+  public static LogCommand storeAt(long enqueuedMs, NewMessage... messages) {
     return LogCommand.newBuilder()
-        .setStore(StoreBatch.newBuilder().setEnqueuedMs(System.currentTimeMillis()).addAllMessages(List.of(messages)))
-        .build();
+        .setStore(StoreBatch.newBuilder().setEnqueuedMs(enqueuedMs).addAllMessages(List.of(messages))).build();
   }
 
   public static LogCommand ack(String topic, String group, byte[] storageKey) {

@@ -15,32 +15,41 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 
 /** A real RocksStore, BrokerStateMachine and LocalEventLog over one directory, for tests. */
 public final class TestLog implements AutoCloseable {
   private final Path dir;
   private final long bucketMs;
+  private final UnaryOperator<OrderedStore> wrapper;
   private final Map<CommandResult, Long> indexes = Collections.synchronizedMap(new IdentityHashMap<>());
   private final List<Long> appliedIndexes = Collections.synchronizedList(new ArrayList<>());
   private RocksStore store;
   private BrokerStateMachine stateMachine;
   private LocalEventLog log;
 
-  private TestLog(Path dir, long bucketMs) {
+  private TestLog(Path dir, long bucketMs, UnaryOperator<OrderedStore> wrapper) {
     this.dir = dir;
     this.bucketMs = bucketMs;
+    this.wrapper = wrapper;
   }
 
   public static TestLog open(Path dir, long bucketMs) {
-    TestLog testLog = new TestLog(dir, bucketMs);
+    return open(dir, bucketMs, UnaryOperator.identity());
+  }
+
+  /** As above, with the state machine and the log writing through {@code wrapper}'s store (fault injection). */
+  public static TestLog open(Path dir, long bucketMs, UnaryOperator<OrderedStore> wrapper) {
+    TestLog testLog = new TestLog(dir, bucketMs, wrapper);
     testLog.start();
     return testLog;
   }
 
   private void start() {
     store = RocksStore.open(dir, StorageSettings.defaults(dir));
-    stateMachine = new BrokerStateMachine(store, bucketMs);
-    log = new LocalEventLog(store, stateMachine, true, 1024, 100_000, (index, result) -> {
+    OrderedStore wrapped = wrapper.apply(store);
+    stateMachine = new BrokerStateMachine(wrapped, bucketMs);
+    log = new LocalEventLog(wrapped, stateMachine, true, 1024, 100_000, (index, result) -> {
       indexes.put(result, index);
       appliedIndexes.add(index);
     }, nanos -> { });

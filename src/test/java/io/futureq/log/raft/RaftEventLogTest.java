@@ -1,5 +1,6 @@
 package io.futureq.log.raft;
 
+import static io.futureq.log.Commands.createGroup;
 import static io.futureq.log.Commands.message;
 import static io.futureq.log.Commands.store;
 import static io.futureq.log.raft.RaftCluster.TOPIC;
@@ -11,6 +12,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.futureq.log.CommandResult;
 import io.futureq.log.LogClosedException;
 import io.futureq.log.proto.LogCommand;
+import io.futureq.log.proto.LogEntry;
+import com.google.protobuf.UnknownFieldSet;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -20,6 +23,11 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.exceptions.StateMachineException;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -137,6 +145,38 @@ class RaftEventLogTest {
     assertEquals(announcedBefore, announcedAfter.subList(0, announcedBefore.size()));
     assertTrue(announcedAfter.subList(announcedBefore.size(), announcedAfter.size()).stream()
         .allMatch(index -> index > before), "replayed entries were announced again: " + announcedAfter);
+  }
+
+  @Test
+  void anEntryEveryReplicaRejectsLeavesNoPendingCountOrGroupBehind() throws Exception {
+    cluster = RaftCluster.start(dir, 3, NO_SNAPSHOTS, SEGMENT_BYTES);
+    RaftNode node = cluster.node(0);
+    // A command this version cannot apply (as from a newer node), after two it can: the whole entry is rejected.
+    LogCommand unknown = LogCommand.newBuilder().setUnknownFields(UnknownFieldSet.newBuilder()
+        .addField(99, UnknownFieldSet.Field.newBuilder().addVarint(1).build()).build()).build();
+    LogEntry entry = LogEntry.newBuilder().addCommands(store(message(TOPIC, "rejected", 0)))
+        .addCommands(createGroup(TOPIC, "phantom")).addCommands(unknown).build();
+    Throwable rejection;
+    try (RaftClient client = RaftServerFactory.client(node.settings(),
+        RaftServerFactory.properties(node.settings()), RaftServerFactory.group(node.settings()))) {
+      RaftClientReply reply = client.async().send(Message.valueOf(UnsafeByteOperations.unsafeWrap(
+          entry.toByteArray()))).get(RaftCluster.WAIT.toSeconds(), TimeUnit.SECONDS);
+      rejection = reply.isSuccess() ? null : reply.getException();
+    } catch (ExecutionException e) {
+      rejection = e.getCause();
+    }
+    assertTrue(rejection instanceof StateMachineException, String.valueOf(rejection));
+
+    RaftCluster.append(node, store(message(TOPIC, "kept", 0)));
+    CommandResult.GroupCreated created =
+        (CommandResult.GroupCreated) RaftCluster.append(node, createGroup(TOPIC, "phantom"));
+    cluster.awaitConverged();
+
+    assertFalse(created.existed(), "the rejected CreateGroup must not have registered the group");
+    cluster.assertStoresEqual(1);
+    for (RaftNode replica : cluster.running()) {
+      assertTrue(replica.hasGroup(TOPIC, "phantom"), "group phantom stored on " + replica.id());
+    }
   }
 
   @Test

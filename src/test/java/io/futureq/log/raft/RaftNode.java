@@ -152,6 +152,11 @@ final class RaftNode implements AutoCloseable {
     }
   }
 
+  /** Whether {@code group} of {@code topic} is registered in the store. */
+  boolean hasGroup(String topic, String group) {
+    return store.get(Space.INDEX, StorageKeys.group(topic, group)) != null;
+  }
+
   @Override
   public void close() {
     stop();
