@@ -2,6 +2,7 @@ package io.futureq.group;
 
 import io.futureq.config.GroupSettings;
 import io.futureq.config.TopicSettings;
+import io.futureq.log.BrokerStateMachine;
 import io.futureq.log.EventLog;
 import io.futureq.storage.OrderedStore;
 import java.util.concurrent.Executor;
@@ -32,6 +33,6 @@ public record GroupContext(
   }
 
   boolean deadLetterTopic() {
-    return topic.endsWith(".dead-letter");
+    return topic.endsWith(BrokerStateMachine.DEAD_LETTER_SUFFIX);
   }
 }

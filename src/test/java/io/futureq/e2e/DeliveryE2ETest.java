@@ -240,7 +240,7 @@ class DeliveryE2ETest {
         sub.nack(sub.next(WAIT).delivery(), 0);
       }
       Delivery dl = dead.next(WAIT).delivery();
-      assertEquals(deadLetterTopic, dl.getTopic());
+      assertEquals(deadLetterTopic, dead.subscribed.get(10, TimeUnit.SECONDS).getTopic());
       assertEquals("bad", dl.getPayload().toStringUtf8());
       assertEquals(1, stats(deadLetterTopic).getPending());
       dead.ack(dl);
