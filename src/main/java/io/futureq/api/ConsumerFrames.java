@@ -98,9 +98,13 @@ final class ConsumerFrames {
     int bytes = 0;
     for (GroupDelivery d : emit.deliveries()) {
       StoredMessage m = d.message().message();
-      frame.addDeliveries(Delivery.newBuilder().setDeliveryTag(d.tag()).setMessageId(d.message().id())
-          .setKey(m.getKey()).putAllHeaders(m.getHeadersMap()).setPayload(m.getPayload())
-          .setDueAtUnixMs(m.getDueMs()).setEnqueuedAtUnixMs(m.getEnqueuedMs()).setAttempt(d.attempt()));
+      Delivery.Builder delivery = Delivery.newBuilder().setDeliveryTag(d.tag()).setMessageId(d.message().id())
+          .setKey(m.getKey()).setPayload(m.getPayload()).setDueAtUnixMs(m.getDueMs())
+          .setEnqueuedAtUnixMs(m.getEnqueuedMs()).setAttempt(d.attempt());
+      if (m.getHeadersCount() > 0) {
+        delivery.putAllHeaders(m.getHeadersMap());
+      }
+      frame.addDeliveries(delivery);
       bytes += m.getPayload().size();
       if (bytes >= FRAME_BYTES) {
         frames.add(frame.build());

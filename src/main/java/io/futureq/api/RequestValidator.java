@@ -134,9 +134,12 @@ final class RequestValidator {
       throw InvalidRequest.invalid(field + ".headers: " + m.getHeadersCount() + " headers, more than the limit of "
           + settings.maxHeaders() + " (futureq.api.max-headers)");
     }
-    return NewMessage.newBuilder().setTopic(m.getTopic()).setPayload(m.getPayload()).setKey(m.getKey())
-        .putAllHeaders(m.getHeadersMap()).setDueMs(dueMs)
-        .setExpireMs(m.getTtlMs() == 0 ? 0 : dueMs + m.getTtlMs()).build();
+    NewMessage.Builder out = NewMessage.newBuilder().setTopic(m.getTopic()).setPayload(m.getPayload())
+        .setKey(m.getKey()).setDueMs(dueMs).setExpireMs(m.getTtlMs() == 0 ? 0 : dueMs + m.getTtlMs());
+    if (m.getHeadersCount() > 0) {
+      out.putAllHeaders(m.getHeadersMap());
+    }
+    return out.build();
   }
 
   /** The due time; one in the past means due now, so due times never precede acceptance. */

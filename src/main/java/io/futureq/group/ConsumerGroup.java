@@ -325,8 +325,8 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
   private void deliver(ActorRef<SubscriberSession.Command> consumer, Pending p, long now) {
     long tag = nextTag.merge(consumer, 1L, Long::sum) - 1;
     int attempt = p.deliveries() + 1;
-    inFlight.add(new InFlightTable.Entry<>(consumer, tag, p.message(), attempt,
-        now + gc.settings().inFlightTimeout().toMillis()));
+    long deadline = now + gc.settings().inFlightTimeout().toMillis();
+    inFlight.add(new InFlightTable.Entry<>(consumer, tag, p.message(), attempt, deadline));
     outbox.computeIfAbsent(consumer, c -> new ArrayList<>()).add(new GroupDelivery(tag, attempt, p.message()));
     metrics.delivered.increment();
     metrics.inFlight.increment();
@@ -335,7 +335,11 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
     } else {
       metrics.redelivered.increment();
     }
-    armInFlightTimer();
+    if (inFlightTimerAt == Long.MAX_VALUE) {
+      // Every delivery has the same timeout: one already armed fires no later than this one's.
+      inFlightTimerAt = deadline;
+      timers.startSingleTimer("in-flight", new InFlightDue(), timerDelay(deadline, now));
+    }
   }
 
   /** One message per consumer per pump: deliveries travel in batches, not one actor message each. */

@@ -2,19 +2,15 @@ package io.futureq.group;
 
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.Iterator;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.NavigableMap;
-import java.util.TreeMap;
 
 /**
- * Deliveries awaiting an ack, by consumer and tag. One timeout applies to all, so insertion order
- * is deadline order and expiry only looks at the head.
+ * Deliveries awaiting an ack, by consumer and tag. A consumer's tags count up with each delivery
+ * and every delivery gets the same timeout, so each consumer's deliveries sit in a window indexed by
+ * tag, oldest (earliest deadline) first: adding, acking a range and expiring cost no search.
  */
 final class InFlightTable<C> {
-  /** Identity is the entry itself: the deadline order holds each entry once. */
   static final class Entry<C> {
     final C consumer;
     final long tag;
@@ -31,63 +27,131 @@ final class InFlightTable<C> {
     }
   }
 
-  private final LinkedHashSet<Entry<C>> byDeadline = new LinkedHashSet<>();
-  private final Map<C, TreeMap<Long, Entry<C>>> byConsumer = new HashMap<>();
+  private final Map<C, TagWindow<C>> byConsumer = new HashMap<>();
+  private int size;
 
+  /** Adds a delivery; a consumer's tags must count up (gaps are allowed). */
   void add(Entry<C> entry) {
-    byDeadline.add(entry);
-    byConsumer.computeIfAbsent(entry.consumer, c -> new TreeMap<>()).put(entry.tag, entry);
+    byConsumer.computeIfAbsent(entry.consumer, c -> new TagWindow<>()).add(entry);
+    size++;
   }
 
   int size() {
-    return byDeadline.size();
+    return size;
   }
 
   /** Removes and returns the entries of {@code consumer} with tags {@code first..last}, in tag order. */
   List<Entry<C>> removeRange(C consumer, long first, long last) {
-    TreeMap<Long, Entry<C>> held = byConsumer.get(consumer);
-    if (held == null) {
+    TagWindow<C> window = byConsumer.get(consumer);
+    if (window == null) {
       return List.of();
     }
-    NavigableMap<Long, Entry<C>> range = held.subMap(first, true, last, true);
-    if (range.isEmpty()) {
-      return List.of();
-    }
-    List<Entry<C>> out = new ArrayList<>(range.values());
-    range.clear();
-    out.forEach(byDeadline::remove);
+    List<Entry<C>> out = window.removeRange(first, last);
+    size -= out.size();
     return out;
   }
 
   /** Removes and returns every entry whose deadline is at or before {@code nowMs}. */
   List<Entry<C>> removeExpired(long nowMs) {
     List<Entry<C>> out = new ArrayList<>();
-    Iterator<Entry<C>> it = byDeadline.iterator();
-    while (it.hasNext()) {
-      Entry<C> e = it.next();
-      if (e.deadlineMs > nowMs) {
-        break;
-      }
-      out.add(e);
-      it.remove();
-      byConsumer.get(e.consumer).remove(e.tag);
+    for (TagWindow<C> window : byConsumer.values()) {
+      window.removeExpired(nowMs, out);
     }
+    size -= out.size();
     return out;
   }
 
   /** Removes and returns every entry held by {@code consumer}, in tag order. */
   List<Entry<C>> removeConsumer(C consumer) {
-    TreeMap<Long, Entry<C>> held = byConsumer.remove(consumer);
-    if (held == null) {
+    TagWindow<C> window = byConsumer.remove(consumer);
+    if (window == null) {
       return List.of();
     }
-    List<Entry<C>> out = new ArrayList<>(held.values());
-    out.forEach(byDeadline::remove);
+    List<Entry<C>> out = window.removeRange(Long.MIN_VALUE, Long.MAX_VALUE);
+    size -= out.size();
     return out;
   }
 
-  /** The earliest deadline, or Long.MAX_VALUE when empty. */
+  /** The earliest deadline, or Long.MAX_VALUE when empty. Looks at each consumer's oldest entry. */
   long earliestDeadline() {
-    return byDeadline.isEmpty() ? Long.MAX_VALUE : byDeadline.iterator().next().deadlineMs;
+    long earliest = Long.MAX_VALUE;
+    for (TagWindow<C> window : byConsumer.values()) {
+      earliest = Math.min(earliest, window.oldestDeadline());
+    }
+    return earliest;
+  }
+
+  /** One consumer's entries in a ring indexed by tag, from the oldest one still held. */
+  private static final class TagWindow<C> {
+    @SuppressWarnings("unchecked")
+    private Entry<C>[] ring = new Entry[16];
+    private int head;
+    /** Slots from the head, held or not, up to the newest tag. */
+    private int span;
+    private long baseTag;
+
+    void add(Entry<C> entry) {
+      if (span == 0) {
+        baseTag = entry.tag;
+      }
+      long offset = entry.tag - baseTag;
+      if (offset < span) {
+        throw new IllegalArgumentException("delivery tag " + entry.tag + " does not follow " + (baseTag + span - 1));
+      }
+      while (offset >= ring.length) {
+        grow();
+      }
+      ring[(head + (int) offset) & (ring.length - 1)] = entry;
+      span = (int) offset + 1;
+    }
+
+    List<Entry<C>> removeRange(long first, long last) {
+      long from = Math.max(first, baseTag);
+      long to = Math.min(last, baseTag + span - 1);
+      if (span == 0 || from > to) {
+        return List.of();
+      }
+      List<Entry<C>> out = new ArrayList<>((int) Math.min(to - from + 1, 1024));
+      for (long tag = from; tag <= to; tag++) {
+        int slot = (head + (int) (tag - baseTag)) & (ring.length - 1);
+        if (ring[slot] != null) {
+          out.add(ring[slot]);
+          ring[slot] = null;
+        }
+      }
+      trim();
+      return out;
+    }
+
+    void removeExpired(long nowMs, List<Entry<C>> out) {
+      while (span > 0 && ring[head].deadlineMs <= nowMs) {
+        out.add(ring[head]);
+        ring[head] = null;
+        trim();
+      }
+    }
+
+    long oldestDeadline() {
+      return span == 0 ? Long.MAX_VALUE : ring[head].deadlineMs;
+    }
+
+    /** Moves the head past settled slots, so that it always holds an entry. */
+    private void trim() {
+      while (span > 0 && ring[head] == null) {
+        head = (head + 1) & (ring.length - 1);
+        baseTag++;
+        span--;
+      }
+    }
+
+    private void grow() {
+      @SuppressWarnings("unchecked")
+      Entry<C>[] bigger = new Entry[ring.length * 2];
+      for (int i = 0; i < span; i++) {
+        bigger[i] = ring[(head + i) & (ring.length - 1)];
+      }
+      ring = bigger;
+      head = 0;
+    }
   }
 }

@@ -6,26 +6,51 @@ import io.futureq.storage.StorageKeys;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
 /**
  * One log entry's writes before commit: a batch plus an overlay, so later commands of the same
- * entry read what earlier ones wrote.
+ * entry read what earlier ones wrote. Only the index space is range-read, so only its overlay is
+ * sorted; the others are hashed (a sorted overlay of a big entry's messages cost more than the
+ * writes themselves).
  */
 final class ApplyContext implements AutoCloseable {
   private static final byte[] TOMBSTONE = new byte[0];
 
+  private static final Space SORTED = Space.INDEX;
+
   private final OrderedStore store;
   private final OrderedStore.Batch batch;
-  private final Map<Space, TreeMap<byte[], byte[]>> overlay = new EnumMap<>(Space.class);
+  private final TreeMap<byte[], byte[]> sorted = new TreeMap<>(Arrays::compareUnsigned);
+  private final Map<Space, HashMap<Key, byte[]>> hashed = new EnumMap<>(Space.class);
+
+  /** A key compared by content. */
+  private record Key(byte[] bytes, int hash) {
+    static Key of(byte[] bytes) {
+      return new Key(bytes, Arrays.hashCode(bytes));
+    }
+
+    @Override
+    public boolean equals(Object other) {
+      return other instanceof Key k && k.hash == hash && Arrays.equals(k.bytes, bytes);
+    }
+
+    @Override
+    public int hashCode() {
+      return hash;
+    }
+  }
 
   ApplyContext(OrderedStore store) {
     this.store = store;
     this.batch = store.newBatch();
     for (Space space : Space.values()) {
-      overlay.put(space, new TreeMap<>(Arrays::compareUnsigned));
+      if (space != SORTED) {
+        hashed.put(space, new HashMap<>());
+      }
     }
   }
 
@@ -34,7 +59,7 @@ final class ApplyContext implements AutoCloseable {
   }
 
   byte[] get(Space space, byte[] key) {
-    byte[] pending = overlay.get(space).get(key);
+    byte[] pending = space == SORTED ? sorted.get(key) : hashed.get(space).get(Key.of(key));
     if (pending != null) {
       return pending == TOMBSTONE ? null : pending;
     }
@@ -42,13 +67,21 @@ final class ApplyContext implements AutoCloseable {
   }
 
   void put(Space space, byte[] key, byte[] value) {
-    overlay.get(space).put(key, value);
+    remember(space, key, value);
     batch.put(space, key, value);
   }
 
   void delete(Space space, byte[] key) {
-    overlay.get(space).put(key, TOMBSTONE);
+    remember(space, key, TOMBSTONE);
     batch.delete(space, key);
+  }
+
+  private void remember(Space space, byte[] key, byte[] value) {
+    if (space == SORTED) {
+      sorted.put(key, value);
+    } else {
+      hashed.get(space).put(Key.of(key), value);
+    }
   }
 
   /** Keys starting with {@code prefix}, as committed and then changed by this entry. */
@@ -58,14 +91,16 @@ final class ApplyContext implements AutoCloseable {
 
   /** Keys with {@code from <= key < end} ({@code end} null: to the end), as committed and then changed here. */
   List<byte[]> keysInRange(Space space, byte[] from, byte[] end) {
+    if (space != SORTED) {
+      throw new IllegalArgumentException("range reads of " + space + " are not supported in an entry");
+    }
     TreeMap<byte[], byte[]> merged = new TreeMap<>(Arrays::compareUnsigned);
     try (OrderedStore.View view = store.view(); OrderedStore.RangeIterator it = view.range(space, from, end)) {
       for (; it.valid(); it.next()) {
         merged.put(it.key(), it.value());
       }
     }
-    Map<byte[], byte[]> changes = end == null ? overlay.get(space).tailMap(from)
-        : overlay.get(space).subMap(from, end);
+    Map<byte[], byte[]> changes = end == null ? sorted.tailMap(from) : sorted.subMap(from, end);
     merged.putAll(changes);
     List<byte[]> keys = new ArrayList<>();
     merged.forEach((k, v) -> {

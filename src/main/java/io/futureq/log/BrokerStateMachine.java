@@ -234,9 +234,13 @@ public final class BrokerStateMachine {
       }
       long eventId = nextEventId++;
       byte[] key = StorageKeys.message(StorageKeys.topicHash(m.getTopic()), m.getDueMs() / bucketMs, eventId);
-      StoredMessage record = StoredMessage.newBuilder().setTopic(m.getTopic()).setPayload(m.getPayload())
-          .setKey(m.getKey()).putAllHeaders(m.getHeadersMap()).setDueMs(m.getDueMs()).setEnqueuedMs(enqueuedMs)
-          .setExpireMs(m.getExpireMs()).setEventId(eventId).build();
+      StoredMessage.Builder built = StoredMessage.newBuilder().setTopic(m.getTopic()).setPayload(m.getPayload())
+          .setKey(m.getKey()).setDueMs(m.getDueMs()).setEnqueuedMs(enqueuedMs).setExpireMs(m.getExpireMs())
+          .setEventId(eventId);
+      if (m.getHeadersCount() > 0) {
+        built.putAllHeaders(m.getHeadersMap()); // even an empty putAll builds a map: measurable per message
+      }
+      StoredMessage record = built.build();
       ctx.put(Space.MESSAGES, key, record.toByteArray());
       if (!m.getKey().isEmpty()) {
         ctx.put(Space.INDEX, StorageKeys.messageKeyIndex(m.getTopic(), m.getKey()), key);

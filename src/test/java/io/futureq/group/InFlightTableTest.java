@@ -27,6 +27,25 @@ class InFlightTableTest {
   }
 
   @Test
+  void aLongWindowWithHolesKeepsItsOrderWhenItGrows() {
+    InFlightTable<String> table = new InFlightTable<>();
+    for (long tag = 1; tag <= 100; tag++) {
+      table.add(entry(tag, "a", tag * 10));
+    }
+    assertEquals(98, table.removeRange("a", 2, 99).size());
+    for (long tag = 101; tag <= 150; tag++) {
+      table.add(entry(tag, "a", tag * 10));
+    }
+
+    assertEquals(52, table.size());
+    assertEquals(10, table.earliestDeadline());
+    assertEquals(List.of(1L, 100L, 101L), seqs(table.removeExpired(1_010)));
+    assertEquals(1_020, table.earliestDeadline());
+    assertEquals(49, table.removeConsumer("a").size());
+    assertEquals(0, table.size());
+  }
+
+  @Test
   void removeExpiredTakesEveryEntryDueAtOrBeforeNowInOrder() {
     InFlightTable<String> table = new InFlightTable<>();
     table.add(entry(1, "a", 100));
