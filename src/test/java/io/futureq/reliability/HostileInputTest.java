@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.futureq.api.grpc.ConsumerFrame;
-import io.futureq.api.grpc.Delivery;
+import io.futureq.api.grpc.DeliveryFrame;
 import io.futureq.api.grpc.GroupStats;
 import io.futureq.api.grpc.Message;
 import io.futureq.api.grpc.PublishRequest;
@@ -321,14 +321,14 @@ class HostileInputTest {
       for (int c = 0; c < channelsPerWave; c++) {
         channels.add(RawGrpc.channel(port));
       }
-      List<ClientCall<ConsumerFrame, Delivery>> calls = new ArrayList<>();
+      List<ClientCall<ConsumerFrame, DeliveryFrame>> calls = new ArrayList<>();
       for (int s = 0; s < perWave; s++) {
-        ClientCall<ConsumerFrame, Delivery> call = channels.get(s % channelsPerWave).newCall(RawGrpc.SUBSCRIBE,
+        ClientCall<ConsumerFrame, DeliveryFrame> call = channels.get(s % channelsPerWave).newCall(RawGrpc.SUBSCRIBE,
             CallOptions.DEFAULT);
         call.start(new ClientCall.Listener<>() {
           @Override
-          public void onMessage(Delivery message) {
-            deliveries.incrementAndGet();
+          public void onMessage(DeliveryFrame frame) {
+            deliveries.addAndGet(frame.getDeliveriesCount());
           }
 
           @Override
@@ -419,7 +419,7 @@ class HostileInputTest {
     // the stalled client: a 64 KiB receive window that it never frees (no request(n), no acks)
     ManagedChannel stalledChannel = RawGrpc.channel(port, 64 * 1024);
     CompletableFuture<Status> stalledClosed = new CompletableFuture<>();
-    ClientCall<ConsumerFrame, Delivery> stalled = stalledChannel.newCall(RawGrpc.SUBSCRIBE, CallOptions.DEFAULT);
+    ClientCall<ConsumerFrame, DeliveryFrame> stalled = stalledChannel.newCall(RawGrpc.SUBSCRIBE, CallOptions.DEFAULT);
     stalled.start(new ClientCall.Listener<>() {
       @Override
       public void onClose(Status status, Metadata trailers) {

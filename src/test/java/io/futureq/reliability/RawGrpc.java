@@ -1,7 +1,7 @@
 package io.futureq.reliability;
 
 import io.futureq.api.grpc.ConsumerFrame;
-import io.futureq.api.grpc.Delivery;
+import io.futureq.api.grpc.DeliveryFrame;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ClientCall;
@@ -42,10 +42,11 @@ final class RawGrpc {
     }
   };
 
-  static final MethodDescriptor<ConsumerFrame, Delivery> SUBSCRIBE = MethodDescriptor.<ConsumerFrame, Delivery>newBuilder()
+  static final MethodDescriptor<ConsumerFrame, DeliveryFrame> SUBSCRIBE =
+      MethodDescriptor.<ConsumerFrame, DeliveryFrame>newBuilder()
       .setType(MethodDescriptor.MethodType.BIDI_STREAMING).setFullMethodName("futureq.v1.Consumer/Subscribe")
       .setRequestMarshaller(ProtoUtils.marshaller(ConsumerFrame.getDefaultInstance()))
-      .setResponseMarshaller(ProtoUtils.marshaller(Delivery.getDefaultInstance())).build();
+      .setResponseMarshaller(ProtoUtils.marshaller(DeliveryFrame.getDefaultInstance())).build();
 
   static MethodDescriptor<byte[], byte[]> raw(String fullName, MethodDescriptor.MethodType type) {
     return MethodDescriptor.<byte[], byte[]>newBuilder().setType(type).setFullMethodName(fullName)
