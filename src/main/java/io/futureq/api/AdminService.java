@@ -9,6 +9,7 @@ import io.futureq.api.grpc.ClusterInfo;
 import io.futureq.api.grpc.GetClusterInfoRequest;
 import io.futureq.api.grpc.GetTopicStatsRequest;
 import io.futureq.api.grpc.GroupStats;
+import io.futureq.api.grpc.Lateness;
 import io.futureq.api.grpc.ListTopicsRequest;
 import io.futureq.api.grpc.ListTopicsResponse;
 import io.futureq.api.grpc.Member;
@@ -87,7 +88,9 @@ public final class AdminService implements Admin {
         .setPending(s.pending()).setDueNow(s.dueNow()).setNextDueUnixMs(s.nextDueMs())
         .setOldestDueAgeMs(s.oldestDueAgeMs());
     s.groups().forEach(g -> out.addGroups(GroupStats.newBuilder().setName(g.group()).setConsumers(g.consumers())
-        .setInFlight(g.inFlight()).setReady(g.ready()).setDelayed(g.delayed())));
+        .setInFlight(g.inFlight()).setReady(g.ready()).setDelayed(g.delayed()).setLateness(Lateness.newBuilder()
+            .setDeliveries(g.lateness().deliveries()).setP50Us(g.lateness().p50Us()).setP90Us(g.lateness().p90Us())
+            .setP99Us(g.lateness().p99Us()).setP999Us(g.lateness().p999Us()).setMaxUs(g.lateness().maxUs()))));
     return out.build();
   }
 

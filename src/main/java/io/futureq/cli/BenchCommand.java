@@ -1,6 +1,8 @@
 package io.futureq.cli;
 
 import io.futureq.api.grpc.AckLevel;
+import io.futureq.api.grpc.GroupStats;
+import io.futureq.api.grpc.Lateness;
 import io.futureq.client.FutureQClient;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -95,6 +97,19 @@ final class BenchCommand implements Callable<Integer> {
   @Option(names = "--json", description = "Print one JSON object.")
   boolean json;
 
+  /** The broker's own lateness of the group's first deliveries, or null (publish-only, or stats failed). */
+  private static Lateness brokerLateness(FutureQClient client, BenchRun.Plan plan) {
+    if (plan.consumers() == 0) {
+      return null;
+    }
+    try {
+      return client.topicStats(plan.topic()).get(10, java.util.concurrent.TimeUnit.SECONDS).getGroupsList().stream()
+          .filter(g -> g.getName().equals(plan.group())).map(GroupStats::getLateness).findFirst().orElse(null);
+    } catch (Exception e) {
+      return null;
+    }
+  }
+
   @Override
   public Integer call() throws Exception {
     BenchRun.Plan plan = plan();
@@ -115,7 +130,7 @@ final class BenchCommand implements Callable<Integer> {
       OptionalLong brokerEnd = nanos(broker);
       Long brokerCpu = brokerStart.isPresent() && brokerEnd.isPresent()
           ? brokerEnd.getAsLong() - brokerStart.getAsLong() : null;
-      report = new BenchReport(result, warmup, clientCpu, brokerPid, brokerCpu);
+      report = new BenchReport(result, warmup, clientCpu, brokerPid, brokerCpu, brokerLateness(client, plan));
     }
     out.println(json ? report.json() : report.text());
     out.flush();

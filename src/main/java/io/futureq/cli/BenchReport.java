@@ -1,5 +1,6 @@
 package io.futureq.cli;
 
+import io.futureq.api.grpc.Lateness;
 import java.util.Locale;
 import java.util.OptionalLong;
 import org.HdrHistogram.ConcurrentHistogram;
@@ -8,10 +9,11 @@ import org.HdrHistogram.ConcurrentHistogram;
  * What {@code futureq bench} prints, as text or as one JSON object with the same figures. CPU figures cover the
  * measured run only (publish, deliveries and acks, not the warm-up); per message means per message received, or
  * per message published when nothing was consumed. {@code brokerPid} and {@code brokerCpuNanos} are null without
- * {@code --broker-pid}.
+ * {@code --broker-pid}. {@code brokerLateness} is the broker's own measure of the group's first deliveries (send
+ * time minus due time), null when it could not be read.
  */
 record BenchReport(BenchRun.Result run, int warmupMessages, long clientCpuNanos, Long brokerPid,
-    Long brokerCpuNanos) {
+    Long brokerCpuNanos, Lateness brokerLateness) {
 
   /** The warning for a burst whose publishing ran past its due instant, or null when there is none. */
   String burstWarning() {
@@ -51,6 +53,11 @@ record BenchReport(BenchRun.Result run, int warmupMessages, long clientCpuNanos,
         "burst: last delivery %d ms after the due instant%n", drain)));
     s.append(String.format(Locale.ROOT, "lateness ms: p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f  max %.1f%n",
         ms(h, 50), ms(h, 90), ms(h, 99), ms(h, 99.9), h.getMaxValue() / 1000.0));
+    if (brokerLateness != null) {
+      s.append(String.format(Locale.ROOT, "broker lateness ms: p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f  max %.1f%n",
+          brokerLateness.getP50Us() / 1000.0, brokerLateness.getP90Us() / 1000.0, brokerLateness.getP99Us() / 1000.0,
+          brokerLateness.getP999Us() / 1000.0, brokerLateness.getMaxUs() / 1000.0));
+    }
     s.append(String.format(Locale.ROOT, "cpu: client %.2f s (%s)", clientCpuNanos / 1e9,
         perMessageText(clientCpuNanos)));
     if (brokerCpuNanos != null) {
@@ -73,13 +80,22 @@ record BenchReport(BenchRun.Result run, int warmupMessages, long clientCpuNanos,
         ms(h, 50), ms(h, 90), ms(h, 99), ms(h, 99.9), h.getMaxValue() / 1000.0);
     return existing + String.format(Locale.ROOT, ",\"warmup_messages\":%d,\"burst_lead_ms\":%s,"
         + "\"stored_before_due\":%s,\"burst_publish_margin_ms\":%s,\"burst_drain_ms\":%s,\"client_cpu_s\":%.3f,"
-        + "\"client_cpu_us_per_msg\":%s,\"broker_pid\":%s,\"broker_cpu_s\":%s,\"broker_cpu_us_per_msg\":%s}",
+        + "\"client_cpu_us_per_msg\":%s,\"broker_pid\":%s,\"broker_cpu_s\":%s,\"broker_cpu_us_per_msg\":%s,\"broker_lateness_ms\":%s}",
         warmupMessages, p.burst() ? Long.toString(p.delayMin().toMillis()) : "null",
         p.burst() ? Boolean.toString(run.storedBeforeDue()) : "null", orNull(run.burstMarginMs()),
         orNull(run.burstDrainMs()), clientCpuNanos / 1e9, perMessage(clientCpuNanos),
         brokerPid == null ? "null" : brokerPid.toString(),
         brokerCpuNanos == null ? "null" : String.format(Locale.ROOT, "%.3f", brokerCpuNanos / 1e9),
-        brokerCpuNanos == null ? "null" : perMessage(brokerCpuNanos));
+        brokerCpuNanos == null ? "null" : perMessage(brokerCpuNanos), brokerLatenessJson());
+  }
+
+  private String brokerLatenessJson() {
+    if (brokerLateness == null) {
+      return "null";
+    }
+    return String.format(Locale.ROOT, "{\"p50\":%.3f,\"p90\":%.3f,\"p99\":%.3f,\"p99_9\":%.3f,\"max\":%.3f}",
+        brokerLateness.getP50Us() / 1000.0, brokerLateness.getP90Us() / 1000.0, brokerLateness.getP99Us() / 1000.0,
+        brokerLateness.getP999Us() / 1000.0, brokerLateness.getMaxUs() / 1000.0);
   }
 
   /** CPU microseconds per message, or "null" when no message was counted. */

@@ -1,6 +1,7 @@
 package io.futureq.cli;
 
 import io.futureq.api.grpc.GroupStats;
+import io.futureq.api.grpc.Lateness;
 import io.futureq.api.grpc.ListTopicsResponse;
 import io.futureq.api.grpc.TopicStats;
 import io.futureq.api.grpc.TopicSummary;
@@ -52,7 +53,12 @@ final class StatsCommand extends BrokerCommand {
         .put("next_due_unix_ms", s.getNextDueUnixMs()).put("oldest_due_age_ms", s.getOldestDueAgeMs())
         .putObjects("groups", s.getGroupsList().stream().map(g -> Json.object().put("name", g.getName())
             .put("consumers", g.getConsumers()).put("in_flight", g.getInFlight()).put("ready", g.getReady())
-            .put("delayed", g.getDelayed())).toList());
+            .put("delayed", g.getDelayed()).put("lateness_us", lateness(g.getLateness()))).toList());
+  }
+
+  static Json lateness(Lateness l) {
+    return Json.object().put("deliveries", l.getDeliveries()).put("p50", l.getP50Us()).put("p90", l.getP90Us())
+        .put("p99", l.getP99Us()).put("p99_9", l.getP999Us()).put("max", l.getMaxUs());
   }
 
   private void printText(ListTopicsResponse topics) {
@@ -75,10 +81,12 @@ final class StatsCommand extends BrokerCommand {
       return;
     }
     out.println("groups:");
-    Table table = new Table("  ", "GROUP", "CONSUMERS", "IN FLIGHT", "READY", "DELAYED");
+    Table table = new Table("  ", "GROUP", "CONSUMERS", "IN FLIGHT", "READY", "DELAYED", "LATENESS P50/P99/MAX MS");
     for (GroupStats g : s.getGroupsList()) {
+      Lateness l = g.getLateness();
       table.row(g.getName().isEmpty() ? "(universal)" : g.getName(), g.getConsumers(), g.getInFlight(),
-          g.getReady(), g.getDelayed());
+          g.getReady(), g.getDelayed(), l.getDeliveries() == 0 ? "-" : String.format(java.util.Locale.ROOT,
+              "%.1f/%.1f/%.1f", l.getP50Us() / 1000.0, l.getP99Us() / 1000.0, l.getMaxUs() / 1000.0));
     }
     table.print(out);
   }

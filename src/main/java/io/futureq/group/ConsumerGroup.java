@@ -4,6 +4,7 @@ import io.futureq.metrics.GroupMetrics;
 import io.futureq.serialization.CborSerializable;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -14,6 +15,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import org.HdrHistogram.IntCountsHistogram;
 import org.apache.pekko.actor.Cancellable;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -64,7 +66,7 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
 
   public record GetStats(ActorRef<Stats> replyTo) implements Command {}
 
-  public record Stats(String group, int consumers, int inFlight, int ready, int delayed) {}
+  public record Stats(String group, int consumers, int inFlight, int ready, int delayed, DeliveryLateness lateness) {}
 
   /** Told to the topic: this group is done with these messages. */
   public record Acked(String group, List<byte[]> storageKeys) {}
@@ -104,6 +106,7 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
   private long inFlightTimerAt = Long.MAX_VALUE;
   private long requeueTimerAt = Long.MAX_VALUE;
   private Cancellable wake;
+  private final IntCountsHistogram lateness = DeliveryLateness.newHistogram();
 
   private ConsumerGroup(ActorContext<Command> ctx, TimerScheduler<Command> timers, GroupContext gc, byte[] startAfter) {
     super(ctx);
@@ -215,7 +218,8 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
   }
 
   private Behavior<Command> onGetStats(GetStats get) {
-    get.replyTo().tell(new Stats(gc.group(), consumers.size(), inFlight.size(), ready.size(), requeue.size()));
+    get.replyTo().tell(new Stats(gc.group(), consumers.size(), inFlight.size(), ready.size(), requeue.size(),
+        DeliveryLateness.of(lateness)));
     return this;
   }
 
@@ -300,7 +304,9 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
 
   /** Hands ready messages to consumers with credit, then reads more if the buffer runs low. */
   private Behavior<Command> pump() {
-    long now = System.currentTimeMillis();
+    Instant clock = Instant.now();
+    long now = clock.toEpochMilli();
+    long nowUs = clock.getEpochSecond() * 1_000_000L + clock.getNano() / 1000;
     while (!ready.isEmpty() && consumers.anyCredit()) {
       Pending p = ready.pollFirst();
       if (p.message().expiredAt(now)) {
@@ -312,9 +318,9 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
         continue;
       }
       if (gc.universal()) {
-        consumers.takeEach().forEach(c -> deliver(c, p, now));
+        consumers.takeEach().forEach(c -> deliver(c, p, now, nowUs));
       } else {
-        deliver(consumers.take(), p, now);
+        deliver(consumers.take(), p, now, nowUs);
       }
     }
     sendOutbox();
@@ -322,7 +328,7 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
     return this;
   }
 
-  private void deliver(ActorRef<SubscriberSession.Command> consumer, Pending p, long now) {
+  private void deliver(ActorRef<SubscriberSession.Command> consumer, Pending p, long now, long nowUs) {
     long tag = nextTag.merge(consumer, 1L, Long::sum) - 1;
     int attempt = p.deliveries() + 1;
     long deadline = now + gc.settings().inFlightTimeout().toMillis();
@@ -331,7 +337,9 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
     metrics.delivered.increment();
     metrics.inFlight.increment();
     if (attempt == 1) {
-      metrics.lateness.record(Math.max(0, now - p.message().message().getDueMs()));
+      long lateUs = Math.max(0, nowUs - p.message().message().getDueMs() * 1000);
+      metrics.lateness.record(lateUs / 1000);
+      lateness.recordValue(Math.min(lateUs, lateness.getHighestTrackableValue()));
     } else {
       metrics.redelivered.increment();
     }

@@ -3,6 +3,7 @@ package io.futureq.topic;
 import io.futureq.serialization.CborSerializable;
 import com.google.protobuf.ByteString;
 import io.futureq.group.ConsumerGroup;
+import io.futureq.group.DeliveryLateness;
 import io.futureq.group.DueMessage;
 import io.futureq.group.GroupContext;
 import io.futureq.log.GroupRegistry;
@@ -220,7 +221,7 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
     CompletableFuture.allOf(running.toArray(CompletableFuture[]::new)).thenCombine(storage, (v, s) -> s)
         .thenCombine(durable, (s, names) -> {
           Map<String, ConsumerGroup.Stats> byName = new java.util.TreeMap<>();
-          names.forEach(n -> byName.put(n, new ConsumerGroup.Stats(n, 0, 0, 0, 0)));
+          names.forEach(n -> byName.put(n, new ConsumerGroup.Stats(n, 0, 0, 0, 0, DeliveryLateness.NONE)));
           running.forEach(f -> byName.put(f.join().group(), f.join()));
           return new TopicStats(topic, s.pending(), s.dueNow(), s.nextDueMs(), s.oldestDueAgeMs(),
               new ArrayList<>(byName.values()));

@@ -87,6 +87,9 @@ class ConsumerGroupTest {
     assertEquals("m4", expectDelivery(second).message().message().getPayload().toStringUtf8());
     first.expectNoMessage(Duration.ofMillis(200));
     second.expectNoMessage(Duration.ZERO);
+    DeliveryLateness lateness = stats(group).lateness();
+    assertEquals(4, lateness.deliveries(), "each first delivery is counted in the group's lateness");
+    assertTrue(lateness.p50Us() <= lateness.maxUs());
   }
 
   @Test

@@ -7,6 +7,7 @@ import com.google.protobuf.ByteString;
 import com.typesafe.config.ConfigFactory;
 import io.futureq.config.BrokerSettings;
 import io.futureq.group.ConsumerGroup;
+import io.futureq.group.DeliveryLateness;
 import io.futureq.group.DueMessage;
 import io.futureq.group.GroupDelivery;
 import io.futureq.group.SubscriberSession;
@@ -84,7 +85,8 @@ class CrossNodeSerializationTest {
         new SubscriberSession.Refusal(SubscriberSession.Reason.OVER_LIMIT, "why"));
     assertEquals(refuse, roundTrip(refuse));
     assertEquals(TagRanges.of(2, 5), roundTrip(new SubscriberSession.Ack(TagRanges.of(2, 5))).tags());
-    TopicStats stats = new TopicStats("t", 3, 1, 100, 5, List.of(new ConsumerGroup.Stats("g", 1, 2, 3, 4)));
+    TopicStats stats = new TopicStats("t", 3, 1, 100, 5, List.of(new ConsumerGroup.Stats("g", 1, 2, 3, 4,
+        new DeliveryLateness(10, 1, 2, 3, 4, 5))));
     assertEquals(stats, roundTrip(stats));
   }
 }
