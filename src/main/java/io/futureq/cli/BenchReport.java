@@ -80,7 +80,8 @@ record BenchReport(BenchRun.Result run, int warmupMessages, long clientCpuNanos,
         ms(h, 50), ms(h, 90), ms(h, 99), ms(h, 99.9), h.getMaxValue() / 1000.0);
     return existing + String.format(Locale.ROOT, ",\"warmup_messages\":%d,\"burst_lead_ms\":%s,"
         + "\"stored_before_due\":%s,\"burst_publish_margin_ms\":%s,\"burst_drain_ms\":%s,\"client_cpu_s\":%.3f,"
-        + "\"client_cpu_us_per_msg\":%s,\"broker_pid\":%s,\"broker_cpu_s\":%s,\"broker_cpu_us_per_msg\":%s,\"broker_lateness_ms\":%s}",
+        + "\"client_cpu_us_per_msg\":%s,\"broker_pid\":%s,\"broker_cpu_s\":%s,\"broker_cpu_us_per_msg\":%s,"
+        + "\"broker_lateness_ms\":%s}",
         warmupMessages, p.burst() ? Long.toString(p.delayMin().toMillis()) : "null",
         p.burst() ? Boolean.toString(run.storedBeforeDue()) : "null", orNull(run.burstMarginMs()),
         orNull(run.burstDrainMs()), clientCpuNanos / 1e9, perMessage(clientCpuNanos),

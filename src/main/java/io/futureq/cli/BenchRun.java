@@ -160,7 +160,8 @@ final class BenchRun {
     long lastDue = plan.burst() ? Math.max(now, burstDue) : now + plan.delayMax().toMillis();
     long deadline = lastDue + plan.extraWait().toMillis();
     // Sizes first: a full containsAll every 200 ms would be measured as client CPU.
-    while ((seen.size() < published.size() || !seen.containsAll(published)) && System.currentTimeMillis() < deadline) {
+    while ((seen.size() < published.size() || !seen.containsAll(published))
+        && System.currentTimeMillis() < deadline) {
       report("consuming", seen.size());
       Thread.sleep(200);
     }

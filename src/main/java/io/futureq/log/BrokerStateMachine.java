@@ -236,11 +236,8 @@ public final class BrokerStateMachine {
       byte[] key = StorageKeys.message(StorageKeys.topicHash(m.getTopic()), m.getDueMs() / bucketMs, eventId);
       StoredMessage.Builder built = StoredMessage.newBuilder().setTopic(m.getTopic()).setPayload(m.getPayload())
           .setKey(m.getKey()).setDueMs(m.getDueMs()).setEnqueuedMs(enqueuedMs).setExpireMs(m.getExpireMs())
-          .setEventId(eventId);
-      if (m.getHeadersCount() > 0) {
-        built.putAllHeaders(m.getHeadersMap()); // even an empty putAll builds a map: measurable per message
-      }
-      StoredMessage record = built.build();
+          .setEventId(eventId); // headers only when there are some: even an empty putAll builds a map
+      StoredMessage record = (m.getHeadersCount() == 0 ? built : built.putAllHeaders(m.getHeadersMap())).build();
       ctx.put(Space.MESSAGES, key, record.toByteArray());
       if (!m.getKey().isEmpty()) {
         ctx.put(Space.INDEX, StorageKeys.messageKeyIndex(m.getTopic(), m.getKey()), key);

@@ -72,13 +72,14 @@ class StatsClusterCommandTest {
       assertTrue(text.out().contains(expected), "missing '" + expected + "' in\n" + text);
     }
     assertTrue(text.out().matches("(?s).*\nnext due: \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z\n.*"), text.toString());
-    assertTrue(text.out().matches("(?s).*\n  GROUP\\s+CONSUMERS\\s+IN FLIGHT\\s+READY\\s+DELAYED\\s+LATENESS P50/P99/MAX MS\n"
-        + "  billing\\s+.*"),
+    assertTrue(text.out().matches("(?s).*\n  GROUP\\s+CONSUMERS\\s+IN FLIGHT\\s+READY\\s+DELAYED\\s+"
+        + "LATENESS P50/P99/MAX MS\n  billing\\s+.*"),
         text.toString());
     assertEquals(0, json.exit(), json.toString());
     assertTrue(json.out().matches("\\{\"topic\":\"" + TOPIC + "\",\"pending\":\\d+,\"due_now\":\\d+,"
         + "\"next_due_unix_ms\":\\d+,\"oldest_due_age_ms\":\\d+,\"groups\":\\[\\{\"name\":\"billing\","
-        + "\"consumers\":\\d+,\"in_flight\":\\d+,\"ready\":\\d+,\"delayed\":\\d+,\"lateness_us\":\\{\"deliveries\":\\d+,"
+        + "\"consumers\":\\d+,\"in_flight\":\\d+,\"ready\":\\d+,\"delayed\":\\d+,"
+        + "\"lateness_us\":\\{\"deliveries\":\\d+,"
         + "\"p50\":\\d+,\"p90\":\\d+,\"p99\":\\d+,\"p99_9\":\\d+,\"max\":\\d+}}]}\n"), json.toString());
   }
 

@@ -169,7 +169,8 @@ class ConsumerGroupTest {
     GroupDelivery first = expectDelivery(consumer);
 
     long nackedAt = System.currentTimeMillis();
-    group.tell(new ConsumerGroup.NackDeliveries(consumer.ref(), TagRanges.of(first.tag(), first.tag()), Duration.ofMillis(500)));
+    group.tell(new ConsumerGroup.NackDeliveries(consumer.ref(), TagRanges.of(first.tag(), first.tag()),
+        Duration.ofMillis(500)));
     consumer.expectNoMessage(Duration.ofMillis(200));
     GroupDelivery again = expectDelivery(consumer);
 
