@@ -5,18 +5,14 @@ import io.futureq.serialization.CborSerializable;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.CompletableFuture;
 import org.HdrHistogram.IntCountsHistogram;
-import org.apache.pekko.actor.Cancellable;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
@@ -27,10 +23,10 @@ import org.apache.pekko.actor.typed.javadsl.Receive;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
- * One group of one topic: reads due messages from its own cursor, hands each to one live consumer
- * with credit (round-robin), keeps it in flight until acked, and delivers it again after the
- * in-flight timeout, a nack or the consumer's loss. The universal subscribers form a group with an
- * empty name that copies each message to every consumer with credit and never redelivers.
+ * One named group of one topic: reads due messages from its own cursor ({@link GroupFeed}), hands
+ * each to one live consumer with credit (round-robin), keeps it in flight until acked, and delivers
+ * it again after the in-flight timeout, a nack or the consumer's loss. This protocol is also the
+ * one of {@link UniversalFanout}, the topic's universal subscribers.
  */
 public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command> {
 
@@ -71,15 +67,19 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
   /** Told to the topic: this group is done with these messages. */
   public record Acked(String group, List<byte[]> storageKeys) {}
 
-  private record ConsumerLeft(ActorRef<SubscriberSession.Command> consumer) implements Command {}
+  /** A watched consumer stopped (also used by {@link UniversalFanout}). */
+  record ConsumerLeft(ActorRef<SubscriberSession.Command> consumer) implements Command {}
 
-  private record ReadDone(DueReader.Chunk chunk, Throwable failure) implements Command {}
+  /** A read of {@link GroupFeed} finished. */
+  record ReadDone(DueReader.Chunk chunk, Throwable failure) implements Command {}
 
   private record DeadLetterDone(Pending pending, Throwable failure) implements Command {}
 
-  private record Wake() implements Command {}
+  /** The next due time of {@link GroupFeed} came. */
+  record Wake() implements Command {}
 
-  private record InFlightDue() implements Command {}
+  /** The earliest in-flight deadline came (also used by {@link UniversalFanout}). */
+  record InFlightDue() implements Command {}
 
   private record RequeueDue() implements Command {}
 
@@ -87,17 +87,13 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
     return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> new ConsumerGroup(ctx, timers, context, startAfter)));
   }
 
-  static final long MAX_TIMER_MS = Duration.ofHours(1).toMillis();
-
   private final TimerScheduler<Command> timers;
   private final GroupContext gc;
-  private final DueReader reader;
+  private final GroupFeed feed;
   private final GroupMetrics metrics;
   private final CreditRoundRobin<ActorRef<SubscriberSession.Command>> consumers = new CreditRoundRobin<>();
-  private final ArrayDeque<Pending> ready = new ArrayDeque<>();
   private final InFlightTable<ActorRef<SubscriberSession.Command>> inFlight = new InFlightTable<>();
   private final RequeueQueue requeue = new RequeueQueue();
-  private final DueCursor due;
   private final Map<ActorRef<SubscriberSession.Command>, List<GroupDelivery>> outbox = new LinkedHashMap<>();
   /** Each consumer's next delivery tag: tags count up per consumer, so acks pack into ranges. */
   private final Map<ActorRef<SubscriberSession.Command>, Long> nextTag = new HashMap<>();
@@ -105,16 +101,14 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
   private final Map<ActorRef<SubscriberSession.Command>, TreeSet<Long>> timedOut = new HashMap<>();
   private long inFlightTimerAt = Long.MAX_VALUE;
   private long requeueTimerAt = Long.MAX_VALUE;
-  private Cancellable wake;
   private final IntCountsHistogram lateness = DeliveryLateness.newHistogram();
 
   private ConsumerGroup(ActorContext<Command> ctx, TimerScheduler<Command> timers, GroupContext gc, byte[] startAfter) {
     super(ctx);
     this.timers = timers;
     this.gc = gc;
-    this.reader = new DueReader(gc.store(), gc.bucketMs());
+    this.feed = new GroupFeed(ctx, gc, startAfter);
     this.metrics = new GroupMetrics(gc.topic(), gc.group());
-    this.due = new DueCursor(reader, startAfter);
   }
 
   @Override
@@ -166,18 +160,16 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
   private Behavior<Command> onNack(NackDeliveries nack) {
     List<InFlightTable.Entry<ActorRef<SubscriberSession.Command>>> entries = claim(nack.consumer(), nack.tags());
     metrics.nacked.increment(entries.size());
-    if (!gc.universal()) {
-      long at = System.currentTimeMillis() + nack.requeueDelay().toMillis();
-      for (int i = entries.size() - 1; i >= 0; i--) {
-        Pending again = new Pending(entries.get(i).message, entries.get(i).attempt);
-        if (nack.requeueDelay().isZero()) {
-          ready.addFirst(again);
-        } else {
-          requeue.add(again, at);
-        }
+    long at = System.currentTimeMillis() + nack.requeueDelay().toMillis();
+    for (int i = entries.size() - 1; i >= 0; i--) {
+      Pending again = new Pending(entries.get(i).message, entries.get(i).attempt);
+      if (nack.requeueDelay().isZero()) {
+        feed.ready.addFirst(again);
+      } else {
+        requeue.add(again, at);
       }
-      armRequeueTimer();
     }
+    armRequeueTimer();
     return pump();
   }
 
@@ -204,21 +196,19 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
   }
 
   private Behavior<Command> onMessagesStored(MessagesStored stored) {
-    long now = System.currentTimeMillis();
-    scheduleWake(due.stored(stored, now, m -> ready.addLast(new Pending(m, 0))), now);
+    feed.onStored(stored);
     return pump();
   }
 
   private Behavior<Command> onMessagesRemoved(MessagesRemoved removed) {
-    Set<ByteBuffer> keys = new HashSet<>();
-    removed.storageKeys().forEach(k -> keys.add(ByteBuffer.wrap(k)));
-    ready.removeIf(p -> keys.contains(ByteBuffer.wrap(p.message().storageKey())));
+    feed.onRemoved(removed.storageKeys());
+    Set<ByteBuffer> keys = GroupFeed.keySet(removed.storageKeys());
     requeue.removeIf(p -> keys.contains(ByteBuffer.wrap(p.message().storageKey())));
     return this;
   }
 
   private Behavior<Command> onGetStats(GetStats get) {
-    get.replyTo().tell(new Stats(gc.group(), consumers.size(), inFlight.size(), ready.size(), requeue.size(),
+    get.replyTo().tell(new Stats(gc.group(), consumers.size(), inFlight.size(), feed.ready.size(), requeue.size(),
         DeliveryLateness.of(lateness)));
     return this;
   }
@@ -229,27 +219,15 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
     nextTag.remove(left.consumer());
     List<InFlightTable.Entry<ActorRef<SubscriberSession.Command>>> held = inFlight.removeConsumer(left.consumer());
     metrics.inFlight.decrement(held.size());
-    if (!gc.universal()) {
-      for (int i = held.size() - 1; i >= 0; i--) {
-        ready.addFirst(new Pending(held.get(i).message, held.get(i).attempt));
-      }
-    } else if (consumers.isEmpty()) {
-      return Behaviors.stopped();
+    for (int i = held.size() - 1; i >= 0; i--) {
+      feed.ready.addFirst(new Pending(held.get(i).message, held.get(i).attempt));
     }
     return pump();
   }
 
   private Behavior<Command> onReadDone(ReadDone done) {
-    long now = System.currentTimeMillis();
-    if (done.failure() != null) {
-      getContext().getLog().warn("reading due messages of topic {} group '{}' failed; retrying", gc.topic(),
-          gc.group(), done.failure());
-      scheduleWake(due.readFailed(now + gc.topicSettings().retryBackoff().toMillis()), now);
-      return this;
-    }
-    done.chunk().messages().forEach(m -> ready.addLast(new Pending(m, 0)));
-    scheduleWake(due.readDone(done.chunk(), now, m -> ready.addLast(new Pending(m, 0))), now);
-    return pump();
+    feed.onReadDone(done);
+    return done.failure() == null ? pump() : this;
   }
 
   private Behavior<Command> onDeadLetterDone(DeadLetterDone done) {
@@ -265,7 +243,7 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
   }
 
   private Behavior<Command> onWake(Wake wake) {
-    due.woke();
+    feed.onWake();
     return pump();
   }
 
@@ -277,16 +255,10 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
     for (InFlightTable.Entry<ActorRef<SubscriberSession.Command>> e : expired) {
       // The credit stays taken until the consumer answers that delivery: a consumer that stopped
       // reading runs out of credit instead of being handed the redeliveries again and again.
-      if (gc.universal()) {
-        consumers.release(e.consumer);
-      } else {
-        timedOut.computeIfAbsent(e.consumer, c -> new TreeSet<>()).add(e.tag);
-      }
+      timedOut.computeIfAbsent(e.consumer, c -> new TreeSet<>()).add(e.tag);
     }
-    if (!gc.universal()) {
-      for (int i = expired.size() - 1; i >= 0; i--) {
-        ready.addFirst(new Pending(expired.get(i).message, expired.get(i).attempt));
-      }
+    for (int i = expired.size() - 1; i >= 0; i--) {
+      feed.ready.addFirst(new Pending(expired.get(i).message, expired.get(i).attempt));
     }
     armInFlightTimer();
     return pump();
@@ -296,7 +268,7 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
     requeueTimerAt = Long.MAX_VALUE;
     List<Pending> back = requeue.takeReady(System.currentTimeMillis());
     for (int i = back.size() - 1; i >= 0; i--) {
-      ready.addFirst(back.get(i));
+      feed.ready.addFirst(back.get(i));
     }
     armRequeueTimer();
     return pump();
@@ -307,24 +279,20 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
     Instant clock = Instant.now();
     long now = clock.toEpochMilli();
     long nowUs = clock.getEpochSecond() * 1_000_000L + clock.getNano() / 1000;
-    while (!ready.isEmpty() && consumers.anyCredit()) {
-      Pending p = ready.pollFirst();
+    int max = gc.settings().maxDeliveries();
+    while (!feed.ready.isEmpty() && consumers.anyCredit()) {
+      Pending p = feed.ready.pollFirst();
       if (p.message().expiredAt(now)) {
         continue;
       }
-      int max = gc.settings().maxDeliveries();
-      if (!gc.universal() && max > 0 && p.deliveries() >= max && !gc.deadLetterTopic()) {
+      if (max > 0 && p.deliveries() >= max && !gc.deadLetterTopic()) {
         deadLetter(p, now);
         continue;
       }
-      if (gc.universal()) {
-        consumers.takeEach().forEach(c -> deliver(c, p, now, nowUs));
-      } else {
-        deliver(consumers.take(), p, now, nowUs);
-      }
+      deliver(consumers.take(), p, now, nowUs);
     }
     sendOutbox();
-    maybeRead(now);
+    feed.maybeRead(now, !consumers.isEmpty(), gc.group());
     return this;
   }
 
@@ -361,33 +329,8 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
         (ok, failure) -> new DeadLetterDone(p, failure));
   }
 
-  private void maybeRead(long now) {
-    if (consumers.isEmpty() || ready.size() >= gc.topicSettings().readChunk() || !due.wantsRead(now)) {
-      return;
-    }
-    due.readStarted();
-    byte[] from = due.position();
-    String ackGroup = gc.universal() ? null : gc.group();
-    CompletableFuture<DueReader.Chunk> read = CompletableFuture.supplyAsync(
-        () -> reader.read(gc.topic(), from, now, gc.topicSettings().readChunk(), ackGroup), gc.storageExecutor());
-    getContext().pipeToSelf(read, ReadDone::new);
-  }
-
-  /** Wakes the group at the due time on the precise timer; a later arm replaces an earlier one. */
-  private void scheduleWake(long atMs, long now) {
-    if (atMs != DueCursor.NO_WAKE) {
-      if (wake != null) {
-        wake.cancel();
-      }
-      ActorRef<Command> self = getContext().getSelf();
-      wake = gc.wakeTimer().at(Math.min(atMs, now + MAX_TIMER_MS), () -> self.tell(new Wake()));
-    }
-  }
-
   private Behavior<Command> onPostStop() {
-    if (wake != null) {
-      wake.cancel();
-    }
+    feed.stop();
     return this;
   }
 
@@ -413,6 +356,6 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
    * (after at most an hour), finds nothing due, and is armed again.
    */
   static Duration timerDelay(long atMs, long nowMs) {
-    return Duration.ofMillis(Math.min(MAX_TIMER_MS, Math.max(0, atMs - nowMs)));
+    return Duration.ofMillis(Math.min(GroupFeed.MAX_TIMER_MS, Math.max(0, atMs - nowMs)));
   }
 }

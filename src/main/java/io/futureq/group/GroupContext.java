@@ -28,10 +28,6 @@ public record GroupContext(
     WakeTimer wakeTimer,
     ActorRef<ConsumerGroup.Acked> ackSink) {
 
-  boolean universal() {
-    return group.isEmpty();
-  }
-
   boolean deadLetterTopic() {
     return topic.endsWith(BrokerStateMachine.DEAD_LETTER_SUFFIX);
   }

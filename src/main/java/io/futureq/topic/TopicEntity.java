@@ -6,6 +6,7 @@ import io.futureq.group.ConsumerGroup;
 import io.futureq.group.DeliveryLateness;
 import io.futureq.group.DueMessage;
 import io.futureq.group.GroupContext;
+import io.futureq.group.UniversalFanout;
 import io.futureq.log.GroupRegistry;
 import io.futureq.log.proto.CreateGroup;
 import io.futureq.log.proto.DeleteBatch;
@@ -176,8 +177,9 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
   private ActorRef<ConsumerGroup.Command> spawnGroup(String name, byte[] startAfter) {
     GroupContext gc = new GroupContext(topic, name, tc.groupSettings(), tc.settings(), tc.store(), tc.bucketMs(),
         tc.storageExecutor(), tc.eventLog(), tc.maxConsumersPerGroup(), tc.wakeTimer(), ackSink);
-    ActorRef<ConsumerGroup.Command> group = getContext().spawn(ConsumerGroup.create(gc, startAfter),
-        name.isEmpty() ? "universal" : "group-" + name);
+    ActorRef<ConsumerGroup.Command> group = name.isEmpty()
+        ? getContext().spawn(UniversalFanout.create(gc, startAfter), "universal")
+        : getContext().spawn(ConsumerGroup.create(gc, startAfter), "group-" + name);
     getContext().watchWith(group, new GroupStopped(name));
     groups.put(name, group);
     return group;

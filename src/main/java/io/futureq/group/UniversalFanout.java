@@ -1,0 +1,200 @@
+package io.futureq.group;
+
+import io.futureq.metrics.GroupMetrics;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.HdrHistogram.IntCountsHistogram;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.PostStop;
+import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.Receive;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+
+/**
+ * A topic's universal subscribers (no group): each message that becomes due while they are
+ * connected goes, best effort, to every one of them that has credit. Nothing is redelivered: a
+ * timed-out or nacked copy only gives its credit back. An ack is reported to the topic, which
+ * deletes the message when the topic has no groups. Stops when its last subscriber leaves. Speaks
+ * the {@link ConsumerGroup} protocol, so sessions and the topic treat both alike.
+ */
+public final class UniversalFanout extends AbstractBehavior<ConsumerGroup.Command> {
+
+  /** @param startAfter copies start with messages due after this key (the subscription's start) */
+  public static Behavior<ConsumerGroup.Command> create(GroupContext context, byte[] startAfter) {
+    return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> new UniversalFanout(ctx, timers, context,
+        startAfter)));
+  }
+
+  private final TimerScheduler<ConsumerGroup.Command> timers;
+  private final GroupContext gc;
+  private final GroupFeed feed;
+  private final GroupMetrics metrics;
+  private final CreditRoundRobin<ActorRef<SubscriberSession.Command>> subscribers = new CreditRoundRobin<>();
+  private final InFlightTable<ActorRef<SubscriberSession.Command>> inFlight = new InFlightTable<>();
+  private final Map<ActorRef<SubscriberSession.Command>, Long> nextTag = new HashMap<>();
+  private final Map<ActorRef<SubscriberSession.Command>, List<GroupDelivery>> outbox = new LinkedHashMap<>();
+  private final IntCountsHistogram lateness = DeliveryLateness.newHistogram();
+  private boolean inFlightTimerArmed;
+
+  private UniversalFanout(ActorContext<ConsumerGroup.Command> ctx, TimerScheduler<ConsumerGroup.Command> timers,
+      GroupContext gc, byte[] startAfter) {
+    super(ctx);
+    this.timers = timers;
+    this.gc = gc;
+    this.feed = new GroupFeed(ctx, gc, startAfter);
+    this.metrics = new GroupMetrics(gc.topic(), gc.group());
+  }
+
+  @Override
+  public Receive<ConsumerGroup.Command> createReceive() {
+    return newReceiveBuilder()
+        .onMessage(ConsumerGroup.AddConsumer.class, this::onAddConsumer)
+        .onMessage(ConsumerGroup.AckDeliveries.class, this::onAck)
+        .onMessage(ConsumerGroup.NackDeliveries.class, n -> settle(n.consumer(), n.tags()))
+        .onMessage(ConsumerGroup.MessagesStored.class, this::onMessagesStored)
+        .onMessage(ConsumerGroup.MessagesRemoved.class, this::onMessagesRemoved)
+        .onMessage(ConsumerGroup.GetStats.class, this::onGetStats)
+        .onMessage(ConsumerGroup.ConsumerLeft.class, this::onSubscriberLeft)
+        .onMessage(ConsumerGroup.ReadDone.class, this::onReadDone)
+        .onMessage(ConsumerGroup.Wake.class, w -> {
+          feed.onWake();
+          return pump();
+        })
+        .onMessage(ConsumerGroup.InFlightDue.class, this::onInFlightDue)
+        .onSignal(PostStop.class, s -> {
+          feed.stop();
+          return this;
+        })
+        .build();
+  }
+
+  private Behavior<ConsumerGroup.Command> onAddConsumer(ConsumerGroup.AddConsumer add) {
+    if (subscribers.contains(add.consumer())) {
+      return pump();
+    }
+    if (subscribers.size() >= gc.maxConsumers()) {
+      add.consumer().tell(new SubscriberSession.Refuse(new SubscriberSession.Refusal(
+          SubscriberSession.Reason.OVER_LIMIT, "init.group: topic " + gc.topic() + " already has "
+          + subscribers.size() + " universal subscribers, the limit (futureq.limits.max-consumers-per-group)")));
+      return this;
+    }
+    subscribers.add(add.consumer(), add.maxInFlight());
+    nextTag.put(add.consumer(), add.firstTag());
+    getContext().watchWith(add.consumer(), new ConsumerGroup.ConsumerLeft(add.consumer()));
+    return pump();
+  }
+
+  private Behavior<ConsumerGroup.Command> onAck(ConsumerGroup.AckDeliveries ack) {
+    List<byte[]> done = new ArrayList<>();
+    for (InFlightTable.Entry<ActorRef<SubscriberSession.Command>> e : take(ack.consumer(), ack.tags())) {
+      done.add(e.message.storageKey());
+    }
+    metrics.acked.increment(done.size());
+    if (!done.isEmpty()) {
+      gc.ackSink().tell(new ConsumerGroup.Acked(gc.group(), done));
+    }
+    return pump();
+  }
+
+  /** A nack only gives the credit back: copies are not redelivered. */
+  private Behavior<ConsumerGroup.Command> settle(ActorRef<SubscriberSession.Command> consumer, TagRanges tags) {
+    metrics.nacked.increment(take(consumer, tags).size());
+    return pump();
+  }
+
+  private List<InFlightTable.Entry<ActorRef<SubscriberSession.Command>>> take(
+      ActorRef<SubscriberSession.Command> consumer, TagRanges tags) {
+    List<InFlightTable.Entry<ActorRef<SubscriberSession.Command>>> taken = new ArrayList<>();
+    for (int r = 0; r < tags.size(); r++) {
+      taken.addAll(inFlight.removeRange(consumer, tags.first(r), tags.last(r)));
+    }
+    taken.forEach(e -> subscribers.release(consumer));
+    metrics.inFlight.decrement(taken.size());
+    return taken;
+  }
+
+  private Behavior<ConsumerGroup.Command> onMessagesStored(ConsumerGroup.MessagesStored stored) {
+    feed.onStored(stored);
+    return pump();
+  }
+
+  private Behavior<ConsumerGroup.Command> onMessagesRemoved(ConsumerGroup.MessagesRemoved removed) {
+    feed.onRemoved(removed.storageKeys());
+    return this;
+  }
+
+  private Behavior<ConsumerGroup.Command> onGetStats(ConsumerGroup.GetStats get) {
+    get.replyTo().tell(new ConsumerGroup.Stats(gc.group(), subscribers.size(), inFlight.size(), feed.ready.size(),
+        0, DeliveryLateness.of(lateness)));
+    return this;
+  }
+
+  private Behavior<ConsumerGroup.Command> onSubscriberLeft(ConsumerGroup.ConsumerLeft left) {
+    subscribers.remove(left.consumer());
+    nextTag.remove(left.consumer());
+    metrics.inFlight.decrement(inFlight.removeConsumer(left.consumer()).size());
+    return subscribers.isEmpty() ? Behaviors.stopped() : pump();
+  }
+
+  private Behavior<ConsumerGroup.Command> onReadDone(ConsumerGroup.ReadDone done) {
+    feed.onReadDone(done);
+    return done.failure() == null ? pump() : this;
+  }
+
+  private Behavior<ConsumerGroup.Command> onInFlightDue(ConsumerGroup.InFlightDue due) {
+    inFlightTimerArmed = false;
+    for (InFlightTable.Entry<ActorRef<SubscriberSession.Command>> e
+        : inFlight.removeExpired(System.currentTimeMillis())) {
+      subscribers.release(e.consumer);
+      metrics.inFlight.decrement();
+    }
+    armInFlightTimer(inFlight.earliestDeadline());
+    return pump();
+  }
+
+  /** Copies each ready message to every subscriber with credit, then reads more if the buffer runs low. */
+  private Behavior<ConsumerGroup.Command> pump() {
+    Instant clock = Instant.now();
+    long now = clock.toEpochMilli();
+    long nowUs = clock.getEpochSecond() * 1_000_000L + clock.getNano() / 1000;
+    while (!feed.ready.isEmpty() && subscribers.anyCredit()) {
+      Pending p = feed.ready.pollFirst();
+      if (!p.message().expiredAt(now)) {
+        subscribers.takeEach().forEach(s -> copy(s, p, now, nowUs));
+      }
+    }
+    outbox.forEach((subscriber, copies) -> subscriber.tell(new SubscriberSession.Deliver(copies)));
+    outbox.clear();
+    feed.maybeRead(now, !subscribers.isEmpty(), null);
+    return this;
+  }
+
+  private void copy(ActorRef<SubscriberSession.Command> subscriber, Pending p, long now, long nowUs) {
+    long tag = nextTag.merge(subscriber, 1L, Long::sum) - 1;
+    long deadline = now + gc.settings().inFlightTimeout().toMillis();
+    inFlight.add(new InFlightTable.Entry<>(subscriber, tag, p.message(), 1, deadline));
+    outbox.computeIfAbsent(subscriber, s -> new ArrayList<>()).add(new GroupDelivery(tag, 1, p.message()));
+    long lateUs = Math.max(0, nowUs - p.message().message().getDueMs() * 1000);
+    metrics.delivered.increment();
+    metrics.inFlight.increment();
+    metrics.lateness.record(lateUs / 1000);
+    lateness.recordValue(Math.min(lateUs, lateness.getHighestTrackableValue()));
+    armInFlightTimer(deadline);
+  }
+
+  private void armInFlightTimer(long atMs) {
+    if (!inFlightTimerArmed && atMs != Long.MAX_VALUE) {
+      inFlightTimerArmed = true;
+      timers.startSingleTimer(new ConsumerGroup.InFlightDue(),
+          ConsumerGroup.timerDelay(atMs, System.currentTimeMillis()));
+    }
+  }
+}
