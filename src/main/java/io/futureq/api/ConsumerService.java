@@ -10,10 +10,16 @@ import io.futureq.group.GroupDirectory;
 import io.futureq.group.SubscriberSession;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CompletionStage;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.Props;
+import org.apache.pekko.actor.typed.SpawnProtocol;
+import org.apache.pekko.actor.typed.SupervisorStrategy;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.grpc.GrpcServiceException;
 import org.apache.pekko.japi.Pair;
 import org.apache.pekko.stream.OverflowStrategy;
@@ -27,6 +33,7 @@ import org.apache.pekko.stream.typed.javadsl.ActorSource;
  */
 public final class ConsumerService implements Consumer {
   private final ActorSystem<?> system;
+  private final ActorRef<SpawnProtocol.Command> sessions;
   private final ApiSettings settings;
   private final GroupSettings groupSettings;
   private final TopicSettings topicSettings;
@@ -34,9 +41,13 @@ public final class ConsumerService implements Consumer {
   private final GroupDirectory directory;
   private final ConsumerFrames frames;
 
-  public ConsumerService(ActorSystem<?> system, ApiSettings settings, GroupSettings groupSettings,
-      TopicSettings topicSettings, GroupDirectory directory) {
+  /**
+   * @param sessions the guardian that spawns (and owns) one {@link SubscriberSession} per stream
+   */
+  public ConsumerService(ActorSystem<?> system, ActorRef<SpawnProtocol.Command> sessions, ApiSettings settings,
+      GroupSettings groupSettings, TopicSettings topicSettings, GroupDirectory directory) {
     this.system = system;
+    this.sessions = sessions;
     this.settings = settings;
     this.groupSettings = groupSettings;
     this.topicSettings = topicSettings;
@@ -79,16 +90,23 @@ public final class ConsumerService implements Consumer {
             o -> o instanceof SubscriberSession.Fail f
                 ? Optional.of(new GrpcServiceException(ConsumerFrames.status(f.refusal()))) : Optional.empty(),
             init.maxInFlight() + 16, OverflowStrategy.fail()).preMaterialize(system);
-    ActorRef<SubscriberSession.Command> session = system.systemActorOf(
-        SubscriberSession.create(init, directory, out.first()), "subscriber-" + UUID.randomUUID(), Props.empty());
-    rest.map(frames::command)
-        .runWith(ActorSink.<SubscriberSession.Command>actorRef(session, new SubscriberSession.StreamEnded(),
-            failure -> new SubscriberSession.StreamEnded()), system);
-    return out.second()
-        .watchTermination((mat, done) -> {
-          done.whenComplete((d, f) -> session.tell(new SubscriberSession.StreamEnded()));
-          return mat;
-        })
-        .mapConcat(frames::frames);
+    // A session that throws is stopped (it then fails its stream with UNAVAILABLE): its state is
+    // one stream's, and the client resubscribes.
+    Behavior<SubscriberSession.Command> behavior = Behaviors.supervise(
+        SubscriberSession.create(init, directory, out.first())).onFailure(SupervisorStrategy.stop());
+    CompletionStage<ActorRef<SubscriberSession.Command>> spawned = AskPattern.ask(sessions,
+        replyTo -> new SpawnProtocol.Spawn<>(behavior, "subscriber-" + UUID.randomUUID(), Props.empty(), replyTo),
+        settings.requestTimeout(), system.scheduler());
+    return Source.completionStage(spawned).flatMapConcat(session -> {
+      rest.map(frames::command)
+          .runWith(ActorSink.<SubscriberSession.Command>actorRef(session, new SubscriberSession.StreamEnded(),
+              failure -> new SubscriberSession.StreamEnded()), system);
+      return out.second()
+          .watchTermination((mat, done) -> {
+            done.whenComplete((d, f) -> session.tell(new SubscriberSession.StreamEnded()));
+            return mat;
+          })
+          .mapConcat(frames::frames);
+    });
   }
 }

@@ -32,8 +32,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.CoordinatedShutdown;
+import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.DispatcherSelector;
+import org.apache.pekko.actor.typed.SpawnProtocol;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.cluster.typed.Cluster;
@@ -134,7 +136,11 @@ public final class Node implements AutoCloseable {
     Readiness readiness = Readiness.get(system);
     ProducerService producer = new ProducerService(settings.api(), settings.limits(), stateMachine, eventLog, clustered
         ? topics -> topics.forEach(t -> router.tell(t, new TopicEntity.Wake())) : topics -> { });
-    ConsumerService consumer = new ConsumerService(system, settings.api(), settings.group(), settings.topic(), router);
+    // Subscriber sessions live under their own guardian, not as system actors of their own.
+    ActorRef<SpawnProtocol.Command> sessions = system.systemActorOf(SpawnProtocol.create(), "subscribers",
+        org.apache.pekko.actor.typed.Props.empty());
+    ConsumerService consumer = new ConsumerService(system, sessions, settings.api(), settings.group(),
+        settings.topic(), router);
     AdminService admin = new AdminService(system, store, storageExecutor, router, settings.cluster().nodeId(),
         askTimeout, raftLog == null ? null : new RaftAdmin(raftLog));
     HealthService health = new HealthService(readiness::isReady);

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.BehaviorBuilder;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -84,6 +85,7 @@ public final class SubscriberSession {
   /** The first tag of the current group attachment: lower tags belong to a group that is gone. */
   private long attachedFrom = 1;
   private boolean subscribed;
+  private boolean ended;
 
   private SubscriberSession(ActorContext<Command> ctx, Init init, GroupDirectory directory, ActorRef<Output> out) {
     this.ctx = ctx;
@@ -117,6 +119,7 @@ public final class SubscriberSession {
         .onMessage(GroupLost.class, l -> Behaviors.same())
         .onMessage(Attached.class, a -> Behaviors.same())
         .onMessage(RetryJoin.class, r -> Behaviors.same())
+        .onSignal(PostStop.class, s -> onPostStop())
         .build();
   }
 
@@ -163,7 +166,17 @@ public final class SubscriberSession {
         .onMessage(StreamEnded.class, e -> end())
         .onMessage(Attached.class, a -> Behaviors.same())
         .onMessage(RetryJoin.class, r -> Behaviors.same())
+        .onSignal(PostStop.class, s -> onPostStop())
         .build();
+  }
+
+  /** A session that stops without ending its stream (it failed) ends it, so the client retries. */
+  private Behavior<Command> onPostStop() {
+    if (!ended) {
+      out.tell(new Fail(new Refusal(Reason.UNAVAILABLE, "the subscriber session of topic " + init.topic()
+          + " stopped; subscribe again")));
+    }
+    return Behaviors.same();
   }
 
   private static Behavior<Command> orSame(Behavior<Command> next) {
@@ -200,11 +213,13 @@ public final class SubscriberSession {
   }
 
   private Behavior<Command> fail(Refusal refusal) {
+    ended = true;
     out.tell(new Fail(refusal));
     return Behaviors.stopped();
   }
 
   private Behavior<Command> end() {
+    ended = true;
     out.tell(new Close());
     return Behaviors.stopped();
   }

@@ -12,6 +12,8 @@ import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.SupervisorStrategy;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
@@ -99,6 +101,27 @@ class SubscriberSessionTest {
     SubscriberSession.Refusal refusal = new SubscriberSession.Refusal(SubscriberSession.Reason.OVER_LIMIT, "full");
     session.tell(new SubscriberSession.Refuse(refusal));
     assertEquals(refusal, out.expectMessageClass(SubscriberSession.Fail.class, WAIT).refusal());
+  }
+
+  @Test
+  void aSessionThatFailsEndsItsStreamAsUnavailable() {
+    TestProbe<ConsumerGroup.Command> group = testKit.createTestProbe();
+    java.util.concurrent.atomic.AtomicInteger joins = new java.util.concurrent.atomic.AtomicInteger();
+    GroupDirectory breaksOnRejoin = (topic, name, add) -> {
+      if (joins.incrementAndGet() > 1) {
+        throw new IllegalStateException("directory broken");
+      }
+      return CompletableFuture.completedFuture(group.ref());
+    };
+    TestProbe<SubscriberSession.Output> out = testKit.createTestProbe();
+    testKit.spawn(Behaviors.supervise(SubscriberSession.create(new SubscriberSession.Init("orders", "billing", 10,
+        Duration.ofMillis(100)), breaksOnRejoin, out.ref())).onFailure(SupervisorStrategy.stop()));
+    out.expectMessageClass(SubscriberSession.Subscribed.class, WAIT);
+
+    group.stop();
+
+    SubscriberSession.Fail fail = out.expectMessageClass(SubscriberSession.Fail.class, WAIT);
+    assertEquals(SubscriberSession.Reason.UNAVAILABLE, fail.refusal().reason());
   }
 
   private static ActorRef<SubscriberSession.Command> start(Groups groups, TestProbe<SubscriberSession.Output> out) {
