@@ -208,7 +208,7 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
   }
 
   private Behavior<Command> onGetStats(GetStats get) {
-    get.replyTo().tell(new Stats(gc.group(), consumers.size(), inFlight.size(), feed.ready.size(), requeue.size(),
+    get.replyTo().tell(new Stats(gc.group(), consumers.size(), inFlight.size(), feed.buffered(), requeue.size(),
         DeliveryLateness.of(lateness)));
     return this;
   }
@@ -280,8 +280,8 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
     long now = clock.toEpochMilli();
     long nowUs = clock.getEpochSecond() * 1_000_000L + clock.getNano() / 1000;
     int max = gc.settings().maxDeliveries();
-    while (!feed.ready.isEmpty() && consumers.anyCredit()) {
-      Pending p = feed.ready.pollFirst();
+    Pending p;
+    while (consumers.anyCredit() && (p = feed.nextDue(now)) != null) {
       if (p.message().expiredAt(now)) {
         continue;
       }

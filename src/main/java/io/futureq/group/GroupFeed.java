@@ -3,8 +3,10 @@ package io.futureq.group;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
+import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.apache.pekko.actor.Cancellable;
@@ -25,7 +27,11 @@ final class GroupFeed {
   private final GroupContext gc;
   private final DueReader reader;
   private final DueCursor due;
+  /** Read or announced, but not due by the clock yet: the clock stepped back. Held until due. */
+  private final PriorityQueue<Pending> notYetDue =
+      new PriorityQueue<>((a, b) -> Arrays.compareUnsigned(a.message().storageKey(), b.message().storageKey()));
   private Cancellable wake;
+  private Cancellable heldWake;
 
   /** @param startAfter the first read starts after this key (null: from the topic's start) */
   GroupFeed(ActorContext<ConsumerGroup.Command> ctx, GroupContext gc, byte[] startAfter) {
@@ -43,6 +49,7 @@ final class GroupFeed {
   void onRemoved(List<byte[]> storageKeys) {
     Set<ByteBuffer> keys = keySet(storageKeys);
     ready.removeIf(p -> keys.contains(ByteBuffer.wrap(p.message().storageKey())));
+    notYetDue.removeIf(p -> keys.contains(ByteBuffer.wrap(p.message().storageKey())));
   }
 
   /** A read finished: its messages join the buffer, and the next wake is armed. */
@@ -60,6 +67,31 @@ final class GroupFeed {
 
   void onWake() {
     due.woke();
+  }
+
+  /**
+   * The next buffered message that is due by {@code nowMs}, or null. A message that is not due yet
+   * (the wall clock stepped back since it was read or announced behind the cursor) is held and
+   * handed out once due: never early, whatever the clock does.
+   */
+  Pending nextDue(long nowMs) {
+    while (!notYetDue.isEmpty() && notYetDue.peek().message().message().getDueMs() <= nowMs) {
+      ready.addFirst(notYetDue.poll());
+    }
+    while (!ready.isEmpty()) {
+      Pending p = ready.pollFirst();
+      if (p.message().message().getDueMs() <= nowMs) {
+        return p;
+      }
+      notYetDue.add(p);
+      armHeldWake(nowMs);
+    }
+    return null;
+  }
+
+  /** Messages buffered, due or held. */
+  int buffered() {
+    return ready.size() + notYetDue.size();
   }
 
   /**
@@ -82,12 +114,26 @@ final class GroupFeed {
     if (wake != null) {
       wake.cancel();
     }
+    if (heldWake != null) {
+      heldWake.cancel();
+    }
+  }
+
+  private void armHeldWake(long nowMs) {
+    if (heldWake != null) {
+      heldWake.cancel();
+    }
+    long at = Math.min(notYetDue.peek().message().message().getDueMs(), nowMs + MAX_TIMER_MS);
+    ActorRef<ConsumerGroup.Command> self = ctx.getSelf();
+    heldWake = gc.wakeTimer().at(at, () -> self.tell(new ConsumerGroup.Wake()));
   }
 
   /** Wakes the group at the due time on the precise timer; a later arm replaces an earlier one. */
   private void scheduleWake(long atMs, long now) {
     if (atMs != DueCursor.NO_WAKE) {
-      stop();
+      if (wake != null) {
+        wake.cancel();
+      }
       ActorRef<ConsumerGroup.Command> self = ctx.getSelf();
       wake = gc.wakeTimer().at(Math.min(atMs, now + MAX_TIMER_MS), () -> self.tell(new ConsumerGroup.Wake()));
     }

@@ -132,7 +132,7 @@ public final class UniversalFanout extends AbstractBehavior<ConsumerGroup.Comman
   }
 
   private Behavior<ConsumerGroup.Command> onGetStats(ConsumerGroup.GetStats get) {
-    get.replyTo().tell(new ConsumerGroup.Stats(gc.group(), subscribers.size(), inFlight.size(), feed.ready.size(),
+    get.replyTo().tell(new ConsumerGroup.Stats(gc.group(), subscribers.size(), inFlight.size(), feed.buffered(),
         0, DeliveryLateness.of(lateness)));
     return this;
   }
@@ -165,8 +165,9 @@ public final class UniversalFanout extends AbstractBehavior<ConsumerGroup.Comman
     Instant clock = Instant.now();
     long now = clock.toEpochMilli();
     long nowUs = clock.getEpochSecond() * 1_000_000L + clock.getNano() / 1000;
-    while (!feed.ready.isEmpty() && subscribers.anyCredit()) {
-      Pending p = feed.ready.pollFirst();
+    Pending next;
+    while (subscribers.anyCredit() && (next = feed.nextDue(now)) != null) {
+      Pending p = next;
       if (!p.message().expiredAt(now)) {
         subscribers.takeEach().forEach(s -> copy(s, p, now, nowUs));
       }

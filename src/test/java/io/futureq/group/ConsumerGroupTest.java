@@ -14,6 +14,7 @@ import io.futureq.log.TestLog;
 import io.futureq.log.proto.NewMessage;
 import io.futureq.log.proto.StoredMessage;
 import io.futureq.storage.MessageIds;
+import io.futureq.storage.StorageKeys;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -312,12 +313,35 @@ class ConsumerGroupTest {
     assertEquals(2, stats(group).consumers());
   }
 
+  @Test
+  void aMessageBehindTheCursorButNotDueYetWaitsForItsDueTime() {
+    // A cursor read while the wall clock was an hour ahead, which then stepped back.
+    byte[] cursorAhead = StorageKeys.message(StorageKeys.topicHash(TOPIC),
+        (System.currentTimeMillis() + 3_600_000) / BUCKET_MS, 0);
+    ActorRef<ConsumerGroup.Command> group = startGroup("billing", PATIENT, cursorAhead);
+    TestProbe<SubscriberSession.Command> consumer = consumer(group, 10);
+    long due = System.currentTimeMillis() + 1_000;
+    CommandResult result = testLog.apply(store(message(TOPIC, "later", due)));
+    CommandResult.StoredRef ref = ((CommandResult.Stored) result).messages().get(0);
+    group.tell(new ConsumerGroup.MessagesStored(testLog.indexOf(result),
+        List.of(new DueMessage(ref.storageKey(), ref.message()))));
+
+    GroupDelivery delivery = expectDelivery(consumer);
+
+    assertTrue(System.currentTimeMillis() >= due, "delivered " + (due - System.currentTimeMillis()) + " ms early");
+    assertEquals("later", payload(delivery));
+  }
+
   private ActorRef<ConsumerGroup.Command> startGroup(String name, GroupSettings settings) {
+    return startGroup(name, settings, null);
+  }
+
+  private ActorRef<ConsumerGroup.Command> startGroup(String name, GroupSettings settings, byte[] startAfter) {
     testLog.apply(createGroup(TOPIC, name));
     GroupContext context = new GroupContext(TOPIC, name, settings, TOPIC_SETTINGS, testLog.store(), BUCKET_MS,
         storageExecutor, testLog.log(), MAX_CONSUMERS,
         WakeTimer.of(testKit.system().scheduler(), testKit.system().executionContext()), ackSink.ref());
-    ActorRef<ConsumerGroup.Command> group = testKit.spawn(ConsumerGroup.create(context, null));
+    ActorRef<ConsumerGroup.Command> group = testKit.spawn(ConsumerGroup.create(context, startAfter));
     groups.add(group);
     return group;
   }
