@@ -200,11 +200,20 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
     return pump();
   }
 
+  /**
+   * Cancelled or expired messages are never delivered again: not from the buffer, not after a nack
+   * delay, and not after an in-flight delivery times out, is nacked or its consumer leaves. A
+   * delivery in flight is not recalled, but it gives its credit back and its ack is ignored.
+   */
   private Behavior<Command> onMessagesRemoved(MessagesRemoved removed) {
     feed.onRemoved(removed.storageKeys());
     Set<ByteBuffer> keys = GroupFeed.keySet(removed.storageKeys());
     requeue.removeIf(p -> keys.contains(ByteBuffer.wrap(p.message().storageKey())));
-    return this;
+    List<InFlightTable.Entry<ActorRef<SubscriberSession.Command>>> gone =
+        inFlight.removeMessages(m -> keys.contains(ByteBuffer.wrap(m.storageKey())));
+    gone.forEach(e -> consumers.release(e.consumer));
+    metrics.inFlight.decrement(gone.size());
+    return gone.isEmpty() ? this : pump();
   }
 
   private Behavior<Command> onGetStats(GetStats get) {

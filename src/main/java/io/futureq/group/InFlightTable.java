@@ -72,6 +72,16 @@ final class InFlightTable<C> {
     return out;
   }
 
+  /** Removes and returns every entry whose message {@code gone} names (cancelled or expired). */
+  List<Entry<C>> removeMessages(java.util.function.Predicate<DueMessage> gone) {
+    List<Entry<C>> out = new ArrayList<>();
+    for (TagWindow<C> window : byConsumer.values()) {
+      window.removeIf(gone, out);
+    }
+    size -= out.size();
+    return out;
+  }
+
   /** The earliest deadline, or Long.MAX_VALUE when empty. Looks at each consumer's oldest entry. */
   long earliestDeadline() {
     long earliest = Long.MAX_VALUE;
@@ -129,6 +139,17 @@ final class InFlightTable<C> {
         ring[head] = null;
         trim();
       }
+    }
+
+    void removeIf(java.util.function.Predicate<DueMessage> gone, List<Entry<C>> out) {
+      for (int i = 0; i < span; i++) {
+        int slot = (head + i) & (ring.length - 1);
+        if (ring[slot] != null && gone.test(ring[slot].message)) {
+          out.add(ring[slot]);
+          ring[slot] = null;
+        }
+      }
+      trim();
     }
 
     long oldestDeadline() {

@@ -125,6 +125,26 @@ class ConsumerGroupTest {
   }
 
   @Test
+  void aMessageCancelledWhileInFlightIsNeverDeliveredAgainAndItsCreditReturns() {
+    ActorRef<ConsumerGroup.Command> group = startGroup("billing", HASTY);
+    TestProbe<SubscriberSession.Command> consumer = consumer(group, 1);
+    List<DueMessage> published = publish(group, "m1", "m2");
+    GroupDelivery first = expectDelivery(consumer);
+    assertEquals("m1", payload(first));
+
+    group.tell(new ConsumerGroup.MessagesRemoved(List.of(published.get(0).storageKey())));
+
+    GroupDelivery second = expectDelivery(consumer);
+    assertEquals("m2", payload(second), "the cancelled delivery gave its credit back");
+    ack(group, consumer, second);
+    group.tell(new ConsumerGroup.NackDeliveries(consumer.ref(), TagRanges.of(first.tag(), first.tag()),
+        Duration.ZERO));
+
+    consumer.expectNoMessage(Duration.ofMillis(700));
+    assertEquals(0, stats(group).inFlight());
+  }
+
+  @Test
   void unackedMessageIsRedeliveredAfterTheInFlightTimeout() {
     ActorRef<ConsumerGroup.Command> group = startGroup("billing", HASTY);
     TestProbe<SubscriberSession.Command> consumer = consumer(group, 10);
