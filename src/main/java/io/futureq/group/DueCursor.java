@@ -33,9 +33,12 @@ final class DueCursor {
     return cursor;
   }
 
-  /** Whether a read should start now: none running, and not caught up until a later wake. */
-  boolean wantsRead(long nowMs) {
-    return !reading && !(caughtUp && nowMs < wakeAtMs);
+  /**
+   * Whether a read should start now: none running, and not caught up until a later wake (reads run
+   * {@code aheadMs} before the next due time).
+   */
+  boolean wantsRead(long nowMs, long aheadMs) {
+    return !reading && !(caughtUp && nowMs + aheadMs < wakeAtMs);
   }
 
   void readStarted() {

@@ -43,8 +43,17 @@ final class DueReader {
    * skipped.
    */
   Chunk read(String topic, byte[] afterKey, long nowMs, int limit, String group) {
+    return read(topic, afterKey, nowMs, nowMs, limit, group);
+  }
+
+  /**
+   * Like {@link #read(String, byte[], long, int, String)}, but takes messages due by {@code untilMs}
+   * (a read ahead of the clock: the caller holds what is not due yet), skipping those expired by
+   * {@code nowMs}.
+   */
+  Chunk read(String topic, byte[] afterKey, long untilMs, long nowMs, int limit, String group) {
     long hash = StorageKeys.topicHash(topic);
-    long lastDueBucket = (nowMs + 1) / bucketMs - 1;
+    long lastDueBucket = (untilMs + 1) / bucketMs - 1;
     byte[] from = afterKey == null ? StorageKeys.messageRangeStart(hash, 0) : successor(afterKey);
     byte[] dueEnd = StorageKeys.messageRangeStart(hash, lastDueBucket + 1);
     List<DueMessage> out = new ArrayList<>();
