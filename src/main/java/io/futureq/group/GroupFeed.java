@@ -90,6 +90,9 @@ final class GroupFeed {
       for (int i = due.size() - 1; i >= 0; i--) {
         ready.addFirst(due.get(i)); // ahead of the rest, in due order
       }
+      if (!notYetDue.isEmpty()) {
+        armHeldWake(nowMs); // for the next one held
+      }
     }
     while (!ready.isEmpty()) {
       Pending p = ready.pollFirst();

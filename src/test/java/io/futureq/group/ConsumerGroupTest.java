@@ -47,6 +47,7 @@ class ConsumerGroupTest {
   Path dir;
 
   private TestLog testLog;
+  private final PreciseWakeTimer preciseTimer = new PreciseWakeTimer();
   private ExecutorService storageExecutor;
   private final List<ActorRef<ConsumerGroup.Command>> groups = new ArrayList<>();
   private final TestProbe<ConsumerGroup.Acked> ackSink = testKit.createTestProbe();
@@ -66,6 +67,7 @@ class ConsumerGroupTest {
   void close() throws InterruptedException {
     groups.forEach(testKit::stop);
     storageExecutor.shutdown();
+    preciseTimer.close();
     assertTrue(storageExecutor.awaitTermination(10, TimeUnit.SECONDS));
     testLog.close();
   }
@@ -352,15 +354,44 @@ class ConsumerGroupTest {
     assertEquals("later", payload(delivery));
   }
 
+  @Test
+  void messagesReadAheadEachGoOutAtTheirOwnDueTime() {
+    // The node's precise timer: the actor scheduler's 10 ms tick would wake after both are due.
+    ActorRef<ConsumerGroup.Command> group = startGroup("billing", PATIENT, null, preciseTimer);
+    TestProbe<SubscriberSession.Command> consumer = consumer(group, 10);
+    // Two messages in the last milliseconds of one bucket: the read ahead of it takes both early.
+    long bucket = (System.currentTimeMillis() + 500) / BUCKET_MS;
+    long firstDue = bucket * BUCKET_MS + BUCKET_MS - 3;
+    long secondDue = firstDue + 2;
+    publishAt(group, firstDue, "first");
+    publishAt(group, secondDue, "second");
+
+    assertEquals("first", payload(expectDelivery(consumer)));
+    assertEquals("second", payload(expectDelivery(consumer)));
+    assertTrue(System.currentTimeMillis() >= secondDue, "the second was delivered early");
+  }
+
+  private void publishAt(ActorRef<ConsumerGroup.Command> group, long dueMs, String payload) {
+    CommandResult result = testLog.apply(store(message(TOPIC, payload, dueMs)));
+    CommandResult.StoredRef ref = ((CommandResult.Stored) result).messages().get(0);
+    group.tell(new ConsumerGroup.MessagesStored(testLog.indexOf(result),
+        List.of(new DueMessage(ref.storageKey(), ref.message()))));
+  }
+
   private ActorRef<ConsumerGroup.Command> startGroup(String name, GroupSettings settings) {
     return startGroup(name, settings, null);
   }
 
   private ActorRef<ConsumerGroup.Command> startGroup(String name, GroupSettings settings, byte[] startAfter) {
+    return startGroup(name, settings, startAfter,
+        WakeTimer.of(testKit.system().scheduler(), testKit.system().executionContext()));
+  }
+
+  private ActorRef<ConsumerGroup.Command> startGroup(String name, GroupSettings settings, byte[] startAfter,
+      WakeTimer wakeTimer) {
     testLog.apply(createGroup(TOPIC, name));
     GroupContext context = new GroupContext(TOPIC, name, settings, TOPIC_SETTINGS, testLog.store(), BUCKET_MS,
-        storageExecutor, testLog.log(), MAX_CONSUMERS,
-        WakeTimer.of(testKit.system().scheduler(), testKit.system().executionContext()), ackSink.ref());
+        storageExecutor, testLog.log(), MAX_CONSUMERS, wakeTimer, ackSink.ref());
     ActorRef<ConsumerGroup.Command> group = testKit.spawn(ConsumerGroup.create(context, startAfter));
     groups.add(group);
     return group;
