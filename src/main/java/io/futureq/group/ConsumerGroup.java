@@ -64,8 +64,11 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
 
   public record Stats(String group, int consumers, int inFlight, int ready, int delayed, DeliveryLateness lateness) {}
 
-  /** Told to the topic: this group is done with these messages. */
-  public record Acked(String group, List<byte[]> storageKeys) {}
+  /**
+   * Told to the topic: this group is done with these messages. {@code keyed}: some hold an
+   * idempotency key, which is free again only once their delete is written, so it is written at once.
+   */
+  public record Acked(String group, List<byte[]> storageKeys, boolean keyed) {}
 
   /** A watched consumer stopped (also used by {@link UniversalFanout}). */
   record ConsumerLeft(ActorRef<SubscriberSession.Command> consumer) implements Command {}
@@ -147,12 +150,14 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
 
   private Behavior<Command> onAck(AckDeliveries ack) {
     List<byte[]> done = new ArrayList<>();
+    boolean keyed = false;
     for (InFlightTable.Entry<ActorRef<SubscriberSession.Command>> entry : claim(ack.consumer(), ack.tags())) {
       done.add(entry.message.storageKey());
+      keyed |= !entry.message.message().getKey().isEmpty();
     }
     metrics.acked.increment(done.size());
     if (!done.isEmpty()) {
-      gc.ackSink().tell(new Acked(gc.group(), done));
+      gc.ackSink().tell(new Acked(gc.group(), done, keyed));
     }
     return pump();
   }

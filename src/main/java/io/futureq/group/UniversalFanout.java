@@ -94,12 +94,14 @@ public final class UniversalFanout extends AbstractBehavior<ConsumerGroup.Comman
 
   private Behavior<ConsumerGroup.Command> onAck(ConsumerGroup.AckDeliveries ack) {
     List<byte[]> done = new ArrayList<>();
+    boolean keyed = false;
     for (InFlightTable.Entry<ActorRef<SubscriberSession.Command>> e : take(ack.consumer(), ack.tags())) {
       done.add(e.message.storageKey());
+      keyed |= !e.message.message().getKey().isEmpty();
     }
     metrics.acked.increment(done.size());
     if (!done.isEmpty()) {
-      gc.ackSink().tell(new ConsumerGroup.Acked(gc.group(), done));
+      gc.ackSink().tell(new ConsumerGroup.Acked(gc.group(), done, keyed));
     }
     return pump();
   }

@@ -99,6 +99,8 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
   private final Map<String, List<Attach>> waitingForGroup = new HashMap<>();
   private List<GroupAck> pendingAcks = new ArrayList<>();
   private boolean flushing;
+  /** Acks of keyed messages are waiting: the next flush goes at once. */
+  private boolean keyedPending;
   private boolean expiring;
   private boolean rescanExpiry;
   private long expiryTimerAt = Long.MAX_VALUE;
@@ -238,6 +240,11 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
       pendingAcks.add(GroupAck.newBuilder().setTopic(topic).setGroup(acked.acked().group())
           .setStorageKey(ByteString.copyFrom(key)).build());
     }
+    if (acked.acked().keyed()) {
+      // A key is free again only once its message's delete is written: no batching delay for those.
+      keyedPending = true;
+      return flushing ? this : onFlush(new Flush());
+    }
     if (!timers.isTimerActive("flush")) {
       timers.startSingleTimer("flush", new Flush(), tc.settings().deleteBatchInterval());
     }
@@ -249,6 +256,8 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
       return this;
     }
     flushing = true;
+    keyedPending = false;
+    timers.cancel("flush");
     List<GroupAck> batch = pendingAcks;
     pendingAcks = new ArrayList<>();
     LogCommand delete = LogCommand.newBuilder().setDelete(DeleteBatch.newBuilder().addAllAcks(batch)).build();
@@ -258,7 +267,7 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
 
   private Behavior<Command> onFlushDone(FlushDone done) {
     flushing = false;
-    Duration next = tc.settings().deleteBatchInterval();
+    Duration next = keyedPending ? Duration.ZERO : tc.settings().deleteBatchInterval();
     if (done.failure() != null) {
       getContext().getLog().warn("deleting {} acked messages of topic {} failed; retrying", done.batch().size(),
           topic, done.failure());

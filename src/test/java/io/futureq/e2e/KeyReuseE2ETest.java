@@ -1,0 +1,64 @@
+package io.futureq.e2e;
+
+import static io.futureq.e2e.Messages.message;
+import static io.futureq.e2e.Messages.request;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.futureq.api.grpc.Delivery;
+import io.futureq.api.grpc.PublishResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The key of an acked message is free again at once, not only after the next delete batch. */
+class KeyReuseE2ETest {
+  private static final Duration WAIT = Duration.ofSeconds(10);
+  @TempDir
+  static Path dir;
+  static TestBroker broker;
+
+  @BeforeAll
+  static void start() {
+    // A delete batch interval far longer than the test: only an immediate write frees the key in time.
+    broker = TestBroker.start(dir.resolve("data"), Map.of("futureq.topic.delete-batch-interval", "30s"));
+  }
+
+  @AfterAll
+  static void stop() {
+    broker.close();
+  }
+
+  private static PublishResponse publish(String payload) throws Exception {
+    return broker.producer.publish(request(message("keyed", payload, 0).setKey("order-42"))).toCompletableFuture()
+        .get(10, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void aKeyIsFreeSoonAfterItsMessageIsAckedWhateverTheDeleteBatchInterval() throws Exception {
+    try (Subscription sub = Subscription.open(broker, "keyed", "g", 10).awaitSubscribed(WAIT)) {
+      assertFalse(publish("first").getDuplicate(0));
+      Delivery first = sub.next(WAIT).delivery();
+      assertTrue(publish("again").getDuplicate(0), "the key is held while its message is pending");
+      sub.ack(first);
+
+      long deadline = System.currentTimeMillis() + 5_000;
+      boolean free = false;
+      while (!free && System.currentTimeMillis() < deadline) {
+        free = !publish("second").getDuplicate(0);
+        if (!free) {
+          Thread.sleep(10);
+        }
+      }
+
+      assertTrue(free, "the key was still taken 5 s after the ack (delete batch interval 30 s)");
+      assertEquals("second", sub.next(WAIT).delivery().getPayload().toStringUtf8());
+    }
+  }
+}
