@@ -9,7 +9,6 @@ import io.futureq.group.GroupDelivery;
 import io.futureq.group.SubscriberSession;
 import io.futureq.group.TagRanges;
 import io.futureq.log.proto.StoredMessage;
-import io.futureq.storage.MessageIds;
 import io.grpc.Status;
 import java.time.Duration;
 import java.util.ArrayList;

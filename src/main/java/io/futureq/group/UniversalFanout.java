@@ -1,7 +1,6 @@
 package io.futureq.group;
 
 import io.futureq.metrics.GroupMetrics;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
