@@ -149,6 +149,9 @@ public final class Node implements AutoCloseable {
     String grpcAddress = settings.api().host() + ":" + binding.localAddress().getPort();
     system.systemActorOf(NodeDirectory.create(settings.cluster().nodeId(), cluster.selfMember().address().toString(),
         grpcAddress, localTopics), "node-directory", org.apache.pekko.actor.typed.Props.empty());
+    if (!clustered) {
+      awaitSelfDescribed(system, askTimeout); // a clustered node is described once it has joined
+    }
     registerShutdown(system, binding, settings.api().shutdownGrace(), eventLog, store, readiness,
         settings.metrics().enabled());
     await(PekkoManagement.get(system).start().toCompletableFuture(), "start Pekko Management on "
@@ -227,6 +230,29 @@ public final class Node implements AutoCloseable {
       system.getWhenTerminated().toCompletableFuture().get(60, TimeUnit.SECONDS);
     } catch (Exception e) {
       LOG.warn("actor system did not terminate in time", e);
+    }
+  }
+
+  /**
+   * The node directory registers with the receptionist asynchronously: wait until it lists this
+   * node, so that GetClusterInfo answered right after a standalone start names this node and its
+   * gRPC address (seen missing in a CI run of StatsClusterCommandTest).
+   */
+  private static void awaitSelfDescribed(ActorSystem<Void> system, Duration askTimeout) {
+    String self = Cluster.get(system).selfMember().address().toString();
+    long deadline = System.currentTimeMillis() + START_TIMEOUT.toMillis();
+    while (await(NodeDirectory.describeAll(system, askTimeout).toCompletableFuture(), "list the node directory")
+        .stream().noneMatch(d -> d.address().equals(self))) {
+      if (System.currentTimeMillis() > deadline) {
+        throw new IllegalStateException("the node directory of " + self + " did not register within "
+            + START_TIMEOUT.toSeconds() + " s");
+      }
+      try {
+        Thread.sleep(5);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while starting", e);
+      }
     }
   }
 
