@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import org.HdrHistogram.IntCountsHistogram;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
@@ -104,7 +103,7 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
   private final Map<ActorRef<SubscriberSession.Command>, TreeSet<Long>> timedOut = new HashMap<>();
   private long inFlightTimerAt = Long.MAX_VALUE;
   private long requeueTimerAt = Long.MAX_VALUE;
-  private final IntCountsHistogram lateness = DeliveryLateness.newHistogram();
+  private final DeliveryLateness.Recorder lateness;
 
   private ConsumerGroup(ActorContext<Command> ctx, TimerScheduler<Command> timers, GroupContext gc, byte[] startAfter) {
     super(ctx);
@@ -112,6 +111,7 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
     this.gc = gc;
     this.feed = new GroupFeed(ctx, gc, startAfter);
     this.metrics = new GroupMetrics(gc.topic(), gc.group());
+    this.lateness = new DeliveryLateness.Recorder(metrics.lateness);
   }
 
   @Override
@@ -223,7 +223,7 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
 
   private Behavior<Command> onGetStats(GetStats get) {
     get.replyTo().tell(new Stats(gc.group(), consumers.size(), inFlight.size(), feed.buffered(), requeue.size(),
-        DeliveryLateness.of(lateness)));
+        lateness.summary()));
     return this;
   }
 
@@ -292,7 +292,7 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
   private Behavior<Command> pump() {
     Instant clock = Instant.now();
     long now = clock.toEpochMilli();
-    long nowUs = clock.getEpochSecond() * 1_000_000L + clock.getNano() / 1000;
+    long nowUs = DeliveryLateness.epochMicros(clock);
     int max = gc.settings().maxDeliveries();
     Pending p;
     while (consumers.anyCredit() && (p = feed.nextDue(now)) != null) {
@@ -319,9 +319,7 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
     metrics.delivered.increment();
     metrics.inFlight.increment();
     if (attempt == 1) {
-      long lateUs = Math.max(0, nowUs - p.message().message().getDueMs() * 1000);
-      metrics.lateness.record(lateUs / 1000);
-      lateness.recordValue(Math.min(lateUs, lateness.getHighestTrackableValue()));
+      lateness.record(nowUs, p.message().message().getDueMs());
     } else {
       metrics.redelivered.increment();
     }

@@ -1,5 +1,6 @@
 package io.futureq.group;
 
+import java.time.Instant;
 import org.HdrHistogram.IntCountsHistogram;
 
 /**
@@ -10,16 +11,34 @@ import org.HdrHistogram.IntCountsHistogram;
 public record DeliveryLateness(long deliveries, long p50Us, long p90Us, long p99Us, long p999Us, long maxUs) {
   public static final DeliveryLateness NONE = new DeliveryLateness(0, 0, 0, 0, 0, 0);
 
-  /** Two significant digits up to an hour: about 16 KiB per group. */
-  static IntCountsHistogram newHistogram() {
-    return new IntCountsHistogram(3_600_000_000L, 2);
+  /** Microseconds since the epoch: the wall clock reads finer than milliseconds. */
+  static long epochMicros(Instant at) {
+    return at.getEpochSecond() * 1_000_000L + at.getNano() / 1000;
   }
 
-  static DeliveryLateness of(IntCountsHistogram h) {
-    if (h.getTotalCount() == 0) {
-      return NONE;
+  /** Records first deliveries in the group's own histogram and in the node's Prometheus one. */
+  static final class Recorder {
+    /** Two significant digits up to an hour: about 16 KiB per group. */
+    private final IntCountsHistogram histogram = new IntCountsHistogram(3_600_000_000L, 2);
+    private final kamon.metric.Histogram node;
+
+    Recorder(kamon.metric.Histogram node) {
+      this.node = node;
     }
-    return new DeliveryLateness(h.getTotalCount(), h.getValueAtPercentile(50), h.getValueAtPercentile(90),
-        h.getValueAtPercentile(99), h.getValueAtPercentile(99.9), h.getMaxValue());
+
+    void record(long nowUs, long dueMs) {
+      long lateUs = Math.max(0, nowUs - dueMs * 1000);
+      node.record(lateUs / 1000);
+      histogram.recordValue(Math.min(lateUs, histogram.getHighestTrackableValue()));
+    }
+
+    DeliveryLateness summary() {
+      if (histogram.getTotalCount() == 0) {
+        return NONE;
+      }
+      return new DeliveryLateness(histogram.getTotalCount(), histogram.getValueAtPercentile(50),
+          histogram.getValueAtPercentile(90), histogram.getValueAtPercentile(99),
+          histogram.getValueAtPercentile(99.9), histogram.getMaxValue());
+    }
   }
 }

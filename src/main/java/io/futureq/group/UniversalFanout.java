@@ -7,7 +7,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.HdrHistogram.IntCountsHistogram;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
@@ -40,7 +39,7 @@ public final class UniversalFanout extends AbstractBehavior<ConsumerGroup.Comman
   private final InFlightTable<ActorRef<SubscriberSession.Command>> inFlight = new InFlightTable<>();
   private final Map<ActorRef<SubscriberSession.Command>, Long> nextTag = new HashMap<>();
   private final Map<ActorRef<SubscriberSession.Command>, List<GroupDelivery>> outbox = new LinkedHashMap<>();
-  private final IntCountsHistogram lateness = DeliveryLateness.newHistogram();
+  private final DeliveryLateness.Recorder lateness;
   private boolean inFlightTimerArmed;
 
   private UniversalFanout(ActorContext<ConsumerGroup.Command> ctx, TimerScheduler<ConsumerGroup.Command> timers,
@@ -50,6 +49,7 @@ public final class UniversalFanout extends AbstractBehavior<ConsumerGroup.Comman
     this.gc = gc;
     this.feed = new GroupFeed(ctx, gc, startAfter);
     this.metrics = new GroupMetrics(gc.topic(), gc.group());
+    this.lateness = new DeliveryLateness.Recorder(metrics.lateness);
   }
 
   @Override
@@ -134,7 +134,7 @@ public final class UniversalFanout extends AbstractBehavior<ConsumerGroup.Comman
 
   private Behavior<ConsumerGroup.Command> onGetStats(ConsumerGroup.GetStats get) {
     get.replyTo().tell(new ConsumerGroup.Stats(gc.group(), subscribers.size(), inFlight.size(), feed.buffered(),
-        0, DeliveryLateness.of(lateness)));
+        0, lateness.summary()));
     return this;
   }
 
@@ -165,7 +165,7 @@ public final class UniversalFanout extends AbstractBehavior<ConsumerGroup.Comman
   private Behavior<ConsumerGroup.Command> pump() {
     Instant clock = Instant.now();
     long now = clock.toEpochMilli();
-    long nowUs = clock.getEpochSecond() * 1_000_000L + clock.getNano() / 1000;
+    long nowUs = DeliveryLateness.epochMicros(clock);
     Pending next;
     while (subscribers.anyCredit() && (next = feed.nextDue(now)) != null) {
       Pending p = next;
@@ -184,11 +184,9 @@ public final class UniversalFanout extends AbstractBehavior<ConsumerGroup.Comman
     long deadline = now + gc.settings().inFlightTimeout().toMillis();
     inFlight.add(new InFlightTable.Entry<>(subscriber, tag, p.message(), 1, deadline));
     outbox.computeIfAbsent(subscriber, s -> new ArrayList<>()).add(new GroupDelivery(tag, 1, p.message()));
-    long lateUs = Math.max(0, nowUs - p.message().message().getDueMs() * 1000);
     metrics.delivered.increment();
     metrics.inFlight.increment();
-    metrics.lateness.record(lateUs / 1000);
-    lateness.recordValue(Math.min(lateUs, lateness.getHighestTrackableValue()));
+    lateness.record(nowUs, p.message().message().getDueMs());
     armInFlightTimer(deadline);
   }
 
