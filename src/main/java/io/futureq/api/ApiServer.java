@@ -40,18 +40,26 @@ public final class ApiServer {
         HealthHandlerFactory.partial(health, Health.name, mat, GrpcErrors.handler(), system),
         ServerReflection.create(List.of(Producer.description, Consumer.description, Admin.description,
             Health.description), system));
+    UnaryRequestDrain unary = new UnaryRequestDrain(List.of(Producer.description.descriptor(),
+        Consumer.description.descriptor(), Admin.description.descriptor(), Health.description.descriptor()));
     long maxMessage = settings.maxBatchBytes() + (1 << 20);
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    org.apache.pekko.stream.scaladsl.Flow<ByteString, ByteString, Object> limit =
-        (org.apache.pekko.stream.scaladsl.Flow) GrpcMessageLimit.flow(maxMessage).asScala();
+    var limit = scalaFlow(GrpcMessageLimit.flow(maxMessage));
+    var limitThenDrain = scalaFlow(GrpcMessageLimit.flow(maxMessage).via(UnaryRequestDrain.flow()));
     Function<HttpRequest, CompletionStage<HttpResponse>> limited = request -> {
       var entity = (org.apache.pekko.http.scaladsl.model.RequestEntity) request.entity();
       // grpc-java clients accept gzip, and pekko-grpc then compresses every response message on its
       // own, with a fresh deflater: a fifth of the broker's CPU in a burst for ~100-byte deliveries.
       // Responses go out uncompressed; compressed requests are still read.
       HttpRequest plain = request.removeHeader(ACCEPT_ENCODING);
-      return handler.apply(plain.withEntity((RequestEntity) entity.transformDataBytes(limit)));
+      var bytes = unary.isUnary(request.getUri().path()) ? limitThenDrain : limit;
+      return handler.apply(plain.withEntity((RequestEntity) entity.transformDataBytes(bytes)));
     };
     return Http.get(system).newServerAt(settings.host(), settings.port()).bind(limited);
+  }
+
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static org.apache.pekko.stream.scaladsl.Flow<ByteString, ByteString, Object> scalaFlow(
+      org.apache.pekko.stream.javadsl.Flow<ByteString, ByteString, ?> flow) {
+    return (org.apache.pekko.stream.scaladsl.Flow) flow.asScala();
   }
 }
