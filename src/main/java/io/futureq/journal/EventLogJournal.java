@@ -18,8 +18,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-import org.apache.pekko.actor.Scheduler;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.dispatch.Futures;
 import org.apache.pekko.persistence.AtomicWrite;
@@ -42,24 +42,20 @@ import scala.jdk.javaapi.FutureConverters;
  * fails the whole batch. A delete never lowers the highest sequence number.
  *
  * <p>Reads are linearizable on any node: before reading the highest sequence number (which Pekko's recovery does
- * before every replay) the journal appends an empty write as a barrier and waits, polling without blocking, until
- * this node's replica has applied it. A replica that is the leader, or a standalone log, has applied it already.
+ * before every replay) the journal appends an empty write as a barrier and waits, without blocking, until this
+ * node's replica has applied it. A replica that is the leader, or a standalone log, has applied it already.
  */
 public final class EventLogJournal extends AsyncWriteJournal {
   private final JournalBackend backend;
   private final Serialization serialization;
-  private final Duration pollInterval;
   private final Duration applyTimeout;
   private final ExecutionContextExecutor executor;
-  private final Scheduler scheduler;
 
   public EventLogJournal(Config config) {
     this.backend = JournalBackend.get(Adapter.toTyped(context().system()));
     this.serialization = SerializationExtension.get(context().system());
-    this.pollInterval = config.getDuration("apply-poll-interval");
     this.applyTimeout = config.getDuration("apply-timeout");
     this.executor = context().dispatcher();
-    this.scheduler = context().system().scheduler();
   }
 
   @Override
@@ -147,21 +143,10 @@ public final class EventLogJournal extends AsyncWriteJournal {
 
   /** Completes once this node's replica has applied log index {@code index}, or fails after the apply timeout. */
   private CompletionStage<Long> waitForLocalApply(long index) {
-    CompletableFuture<Long> applied = new CompletableFuture<>();
-    long deadline = System.nanoTime() + applyTimeout.toNanos();
-    poll(backend.bound().eventLog(), index, deadline, applied);
-    return applied;
-  }
-
-  private void poll(EventLog log, long index, long deadline, CompletableFuture<Long> applied) {
-    long now = log.appliedIndex();
-    if (now >= index) {
-      applied.complete(now);
-    } else if (System.nanoTime() - deadline > 0) {
-      applied.completeExceptionally(new IllegalStateException("this replica did not apply log index " + index
-          + " within " + applyTimeout + " (it is at " + now + ")"));
-    } else {
-      scheduler.scheduleOnce(pollInterval, () -> poll(log, index, deadline, applied), executor);
-    }
+    EventLog log = backend.bound().eventLog();
+    return log.whenApplied(index).toCompletableFuture().orTimeout(applyTimeout.toMillis(), TimeUnit.MILLISECONDS)
+        .exceptionallyCompose(timeout -> CompletableFuture.failedFuture(new IllegalStateException(
+            "this replica did not apply log index " + index + " within " + applyTimeout + " (it is at "
+            + log.appliedIndex() + ")")));
   }
 }

@@ -315,7 +315,7 @@ public final class BrokerStateMachine {
         ctx.put(Space.INDEX, StorageKeys.group(create.getTopic(), create.getGroup()), new byte[0]);
         book.addGroup(create.getTopic(), create.getGroup());
       }
-      return new CommandResult.GroupCreated(create.getTopic(), create.getGroup(), existed);
+      return new CommandResult.GroupCreated(create.getTopic(), create.getGroup(), existed, index);
     }
 
     private CommandResult expire(ExpireMessages expire) {

@@ -30,8 +30,11 @@ public sealed interface CommandResult {
     }
   }
 
-  /** A group is registered (created now, or already known). */
-  record GroupCreated(String topic, String group, boolean existed) implements CommandResult {}
+  /**
+   * A group is registered (created now, or already known) at {@code logIndex}: a group starting on a
+   * replica waits until that replica has applied it, so it never reads state older than its start.
+   */
+  record GroupCreated(String topic, String group, boolean existed, long logIndex) implements CommandResult {}
 
   /**
    * A message moved to the dead-letter topic; {@code copy} is the new message, null if it was gone or

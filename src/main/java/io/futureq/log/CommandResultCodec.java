@@ -63,7 +63,7 @@ public final class CommandResultCodec {
       }
       out.setCancelled(cancelled);
     } else if (result instanceof CommandResult.GroupCreated g) {
-      out.setGroupCreated(GroupCreatedResult.newBuilder().setTopic(g.topic()).setGroup(g.group())
+      out.setGroupCreated(GroupCreatedResult.newBuilder().setTopic(g.topic()).setGroup(g.group()).setLogIndex(g.logIndex())
           .setExisted(g.existed()));
     } else if (result instanceof CommandResult.DeadLettered d) {
       DeadLetteredResult.Builder dead = DeadLetteredResult.newBuilder().setTopic(d.topic()).setGroup(d.group());
@@ -102,7 +102,7 @@ public final class CommandResultCodec {
       }
       case GROUP_CREATED: {
         GroupCreatedResult g = result.getGroupCreated();
-        return new CommandResult.GroupCreated(g.getTopic(), g.getGroup(), g.getExisted());
+        return new CommandResult.GroupCreated(g.getTopic(), g.getGroup(), g.getExisted(), g.getLogIndex());
       }
       case DEAD_LETTERED: {
         DeadLetteredResult d = result.getDeadLettered();

@@ -22,6 +22,14 @@ public interface EventLog extends AutoCloseable {
   /** The index of the last applied log entry (0 before the first). */
   long appliedIndex();
 
+  /**
+   * Completes once this replica has applied log entry {@code index} (at once if it has), with its
+   * applied index then. Appends complete when the entry is applied where it was decided, which in a
+   * cluster may be another replica: a reader of the local store waits here first. Completes on the
+   * log's thread: callers hand the work on. Never completes if this replica stops applying.
+   */
+  CompletionStage<Long> whenApplied(long index);
+
   /** Commits everything accepted so far, then stops; later appends fail. */
   @Override
   void close();
@@ -30,5 +38,11 @@ public interface EventLog extends AutoCloseable {
   @FunctionalInterface
   interface AppliedListener {
     void applied(long index, CommandResult result);
+
+    /**
+     * The store was replaced as a whole (a Raft snapshot install), now at {@code appliedIndex}: the
+     * commands in between were never announced, and whatever was read of the store before is stale.
+     */
+    default void storeReplaced(long appliedIndex) {}
   }
 }

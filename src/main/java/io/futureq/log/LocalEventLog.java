@@ -34,6 +34,7 @@ public final class LocalEventLog implements EventLog {
   private final Thread committer;
   private volatile boolean closed;
   private volatile long appliedIndex;
+  private final AppliedWaiters waiters = new AppliedWaiters(() -> appliedIndex);
 
   /**
    * @param maxCommands most commands written in one group commit
@@ -72,6 +73,11 @@ public final class LocalEventLog implements EventLog {
   @Override
   public long appliedIndex() {
     return appliedIndex;
+  }
+
+  @Override
+  public CompletionStage<Long> whenApplied(long index) {
+    return waiters.await(index);
   }
 
   @Override
@@ -132,6 +138,7 @@ public final class LocalEventLog implements EventLog {
     List<CommandResult> results = prepared.results();
     stateMachine.committed(prepared);
     appliedIndex = index;
+    waiters.advance(index);
     commitNanos.accept(System.nanoTime() - start);
     for (int i = 0; i < group.size(); i++) {
       announce(index, results.get(i));

@@ -8,6 +8,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Tells topic entities what the log applied: new messages (so due timers and groups see them) and
@@ -15,6 +17,7 @@ import java.util.Map;
  * the groups rely on.
  */
 public final class AppliedAnnouncer implements EventLog.AppliedListener {
+  private static final Logger LOG = LoggerFactory.getLogger(AppliedAnnouncer.class);
   private final TopicRouter router;
   private final LocalTopics localTopics;
   private final boolean replicated;
@@ -50,6 +53,15 @@ public final class AppliedAnnouncer implements EventLog.AppliedListener {
         && !r.storageKeys().isEmpty()) {
       tell(r.topic(), new TopicEntity.MessagesRemoved(r.storageKeys()));
     }
+  }
+
+  /** Every entity hosted here read a store that is gone: each starts over. */
+  @Override
+  public void storeReplaced(long appliedIndex) {
+    var hosted = localTopics.all();
+    LOG.info("the store was replaced by a snapshot at log index {}: the {} topics hosted here start over",
+        appliedIndex, hosted.size());
+    hosted.forEach(entity -> entity.tell(new TopicEntity.StoreReplaced(appliedIndex)));
   }
 
   private void announceStored(long index, List<CommandResult.StoredRef> refs) {

@@ -1,5 +1,7 @@
 package io.futureq.topic;
 
+import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -24,6 +26,10 @@ public final class LocalTopics {
 
   Optional<ActorRef<TopicEntity.Command>> find(String topic) {
     return Optional.ofNullable(running.get(topic));
+  }
+
+  Collection<ActorRef<TopicEntity.Command>> all() {
+    return List.copyOf(running.values());
   }
 
   /** Names of the topics hosted here. */

@@ -7,6 +7,7 @@ import io.futureq.group.DeliveryLateness;
 import io.futureq.group.DueMessage;
 import io.futureq.group.GroupContext;
 import io.futureq.group.UniversalFanout;
+import io.futureq.log.CommandResult;
 import io.futureq.log.GroupRegistry;
 import io.futureq.log.proto.CreateGroup;
 import io.futureq.log.proto.DeleteBatch;
@@ -21,6 +22,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
@@ -67,6 +69,13 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
   /** Starts the entity (at boot, for topics with stored messages) so its expiry timer runs. */
   public record Wake() implements Command {}
 
+  /**
+   * This replica's store was replaced by a snapshot install (now at log index {@code appliedIndex}):
+   * what the groups read, hold and were told is stale. The entity stops and starts over, as when
+   * its topic moves; consumers rejoin, and messages in flight are delivered again.
+   */
+  public record StoreReplaced(long appliedIndex) implements Command {}
+
   private record GroupAcked(ConsumerGroup.Acked acked) implements Command {}
 
   private record GroupReady(String group, Throwable failure) implements Command {}
@@ -84,14 +93,16 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
   private record ExpiryDone(int count, boolean more, long nextExpiryMs, Throwable failure) implements Command {}
 
   public static void init(ClusterSharding sharding, TopicContext context) {
-    sharding.init(Entity.of(ENTITY_KEY, entity -> create(entity.getEntityId(), context)));
+    sharding.init(Entity.of(ENTITY_KEY, entity -> create(entity.getEntityId(), context, entity.getShard())));
   }
 
-  public static Behavior<Command> create(String topic, TopicContext context) {
-    return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> new TopicEntity(ctx, timers, topic, context)));
+  private static Behavior<Command> create(String topic, TopicContext context,
+      ActorRef<ClusterSharding.ShardCommand> shard) {
+    return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> new TopicEntity(ctx, timers, topic, context, shard)));
   }
 
   private final TimerScheduler<Command> timers;
+  private final ActorRef<ClusterSharding.ShardCommand> shard;
   private final String topic;
   private final TopicContext tc;
   private final ActorRef<ConsumerGroup.Acked> ackSink;
@@ -105,9 +116,11 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
   private boolean rescanExpiry;
   private long expiryTimerAt = Long.MAX_VALUE;
 
-  private TopicEntity(ActorContext<Command> ctx, TimerScheduler<Command> timers, String topic, TopicContext tc) {
+  private TopicEntity(ActorContext<Command> ctx, TimerScheduler<Command> timers, String topic, TopicContext tc,
+      ActorRef<ClusterSharding.ShardCommand> shard) {
     super(ctx);
     this.timers = timers;
+    this.shard = shard;
     this.topic = topic;
     this.tc = tc;
     this.ackSink = ctx.messageAdapter(ConsumerGroup.Acked.class, GroupAcked::new);
@@ -123,6 +136,7 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
         .onMessage(MessagesRemoved.class, this::onMessagesRemoved)
         .onMessage(GetStats.class, this::onGetStats)
         .onMessage(Wake.class, w -> this)
+        .onMessage(StoreReplaced.class, this::onStoreReplaced)
         .onMessage(GroupAcked.class, this::onGroupAcked)
         .onMessage(GroupReady.class, this::onGroupReady)
         .onMessage(GroupStopped.class, this::onGroupStopped)
@@ -153,8 +167,23 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
     waitingForGroup.put(attach.group(), new ArrayList<>(List.of(attach)));
     LogCommand create = LogCommand.newBuilder()
         .setCreateGroup(CreateGroup.newBuilder().setTopic(topic).setGroup(attach.group())).build();
-    getContext().pipeToSelf(tc.eventLog().append(create), (ok, failure) -> new GroupReady(attach.group(), failure));
+    getContext().pipeToSelf(tc.eventLog().append(create).thenCompose(this::appliedHere),
+        (ok, failure) -> new GroupReady(attach.group(), failure));
     return this;
+  }
+
+  /**
+   * Waits until this node's replica has applied the group's registration, and so every entry
+   * committed before it: a group that read a lagging replica would deliver again messages whose
+   * delete is committed but not applied here yet.
+   */
+  private CompletableFuture<Long> appliedHere(CommandResult result) {
+    long index = ((CommandResult.GroupCreated) result).logIndex();
+    return tc.eventLog().whenApplied(index).toCompletableFuture()
+        .orTimeout(tc.askTimeout().toMillis(), TimeUnit.MILLISECONDS)
+        .exceptionallyCompose(timeout -> CompletableFuture.failedFuture(new IllegalStateException(
+            "this node's replica has not applied log index " + index + " within " + tc.askTimeout() + " (it is at "
+            + tc.eventLog().appliedIndex() + ")")));
   }
 
   private Behavior<Command> join(ActorRef<ConsumerGroup.Command> group, Attach attach) {
@@ -202,6 +231,11 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
       }
     }
     armExpiryTimer(earliest);
+    return this;
+  }
+
+  private Behavior<Command> onStoreReplaced(StoreReplaced replaced) {
+    shard.tell(new ClusterSharding.Passivate<>(getContext().getSelf()));
     return this;
   }
 

@@ -21,17 +21,40 @@ final class ClusterNodes implements AutoCloseable {
   final int[] managementPorts;
   final int[] raftPorts;
   final Node[] nodes;
+  /** Settings every node gets on top of the test defaults. */
+  private final Map<String, Object> overrides;
+  /** In front of each node's Raft port when asked for: what the other nodes dial to reach it. */
+  private final TcpProxy[] raftProxies;
 
   ClusterNodes(Path dir, int size) {
+    this(dir, size, Map.of(), false);
+  }
+
+  /** @param proxiedRaft put a {@link TcpProxy} in front of each node's Raft port, see {@link #raftProxy} */
+  ClusterNodes(Path dir, int size, Map<String, Object> overrides, boolean proxiedRaft) {
     this.dir = dir;
     this.size = size;
+    this.overrides = Map.copyOf(overrides);
     this.managementPorts = new int[size];
     this.raftPorts = new int[size];
     this.nodes = new Node[size];
+    this.raftProxies = new TcpProxy[size];
     for (int i = 0; i < size; i++) {
       managementPorts[i] = freePort();
       raftPorts[i] = freePort();
+      if (proxiedRaft) {
+        try {
+          raftProxies[i] = new TcpProxy(raftPorts[i]);
+        } catch (IOException e) {
+          throw new IllegalStateException(e);
+        }
+      }
     }
+  }
+
+  /** The proxy other nodes' Raft traffic to node {@code i} goes through (cut it to isolate its replica). */
+  TcpProxy raftProxy(int i) {
+    return raftProxies[i];
   }
 
   static int freePort() {
@@ -59,8 +82,10 @@ final class ClusterNodes implements AutoCloseable {
     Map<String, String> peers = new HashMap<>();
     for (int j = 0; j < size; j++) {
       contacts.add("127.0.0.1:" + managementPorts[j]);
-      peers.put("node-" + (j + 1), "127.0.0.1:" + raftPorts[j]);
+      int dialed = raftProxies[j] == null ? raftPorts[j] : raftProxies[j].port();
+      peers.put("node-" + (j + 1), "127.0.0.1:" + dialed);
     }
+    values.put("futureq.raft.address", "127.0.0.1:" + raftPorts[i]);
     values.put("futureq.cluster.discovery.contact-points", contacts);
     values.put("futureq.cluster.discovery.required-contact-points", size);
     values.put("futureq.raft.peers", peers);
@@ -68,6 +93,7 @@ final class ClusterNodes implements AutoCloseable {
     values.put("pekko.management.cluster.bootstrap.contact-point-discovery.stable-margin", "1s");
     values.put("pekko.management.cluster.bootstrap.contact-point-discovery.interval", "500ms");
     values.put("pekko.cluster.split-brain-resolver.stable-after", "5s");
+    values.putAll(overrides);
     return BrokerSettings.load(ConfigFactory.parseMap(values), null, Map.of());
   }
 
@@ -108,6 +134,9 @@ final class ClusterNodes implements AutoCloseable {
   public void close() {
     for (int i = 0; i < size; i++) {
       stop(i);
+      if (raftProxies[i] != null) {
+        raftProxies[i].close();
+      }
     }
   }
 }

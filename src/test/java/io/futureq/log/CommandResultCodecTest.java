@@ -65,10 +65,10 @@ class CommandResultCodecTest {
 
   @Test
   void groupCreatedRoundTrips() {
-    assertEquals(new CommandResult.GroupCreated("orders", "billing", true),
-        roundTrip(new CommandResult.GroupCreated("orders", "billing", true)));
-    assertEquals(new CommandResult.GroupCreated("orders", "billing", false),
-        roundTrip(new CommandResult.GroupCreated("orders", "billing", false)));
+    assertEquals(new CommandResult.GroupCreated("orders", "billing", true, 41),
+        roundTrip(new CommandResult.GroupCreated("orders", "billing", true, 41)));
+    assertEquals(new CommandResult.GroupCreated("orders", "billing", false, 42),
+        roundTrip(new CommandResult.GroupCreated("orders", "billing", false, 42)));
   }
 
   @Test
@@ -94,7 +94,7 @@ class CommandResultCodecTest {
 
   @Test
   void aMixedEntryKeepsOneResultPerCommandInOrder() {
-    List<CommandResult> results = List.of(new CommandResult.GroupCreated("orders", "billing", false),
+    List<CommandResult> results = List.of(new CommandResult.GroupCreated("orders", "billing", false, 42),
         new CommandResult.Stored(List.of(new StoredRef(KEY_A, MESSAGE, false))),
         new CommandResult.Cancelled("orders", null, null),
         new CommandResult.Removed("orders", List.of(), Reason.ACKED));

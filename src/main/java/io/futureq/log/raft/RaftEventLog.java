@@ -114,6 +114,11 @@ public final class RaftEventLog implements EventLog {
     return stateMachine.appliedIndex();
   }
 
+  @Override
+  public CompletionStage<Long> whenApplied(long index) {
+    return stateMachine.whenApplied(index);
+  }
+
   /** What this node knows of the group now; {@link RaftStatus.Role#STOPPED} once closed or failed. */
   /**
    * Whether this replica follows a known leader and has applied every entry it knows to be

@@ -1,6 +1,7 @@
 package io.futureq.log.raft;
 
 import com.google.protobuf.InvalidProtocolBufferException;
+import io.futureq.log.AppliedWaiters;
 import io.futureq.log.BrokerStateMachine;
 import io.futureq.log.CommandResult;
 import io.futureq.log.CommandResultCodec;
@@ -13,6 +14,7 @@ import io.futureq.storage.StorageException;
 import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.function.LongConsumer;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
@@ -54,6 +56,7 @@ final class RatisStateMachine extends BaseStateMachine {
   private final LongConsumer applyNanos;
   private final CheckpointStorage storage = new CheckpointStorage();
   private volatile long appliedIndex;
+  private final AppliedWaiters waiters = new AppliedWaiters(() -> appliedIndex);
   /**
    * Term and index of the last entry written to the store, once known: snapshots are named by it,
    * so a snapshot's name is exactly the index its checkpoint holds (Raft's own applied index also
@@ -73,6 +76,11 @@ final class RatisStateMachine extends BaseStateMachine {
   /** The index of the last entry applied to this replica's store. */
   long appliedIndex() {
     return appliedIndex;
+  }
+
+  /** See {@link io.futureq.log.EventLog#whenApplied}. */
+  CompletionStage<Long> whenApplied(long index) {
+    return waiters.await(index);
   }
 
   @Override
@@ -128,6 +136,13 @@ final class RatisStateMachine extends BaseStateMachine {
       }
       machine.reload();
       appliedIndex = machine.appliedIndex();
+      waiters.advance(appliedIndex);
+      // Nothing between the old and the new applied index was announced: readers must start over.
+      try {
+        listener.storeReplaced(appliedIndex);
+      } catch (RuntimeException e) {
+        LOG.error("announcing the snapshot install at log index {} failed", appliedIndex, e);
+      }
     }
     // The store may be ahead of the snapshot; replay names the exact entry when it reaches it.
     storeTermIndex = latest.termIndex();
@@ -168,6 +183,7 @@ final class RatisStateMachine extends BaseStateMachine {
     List<CommandResult> results = prepared.results();
     machine.committed(prepared);
     appliedIndex = index;
+    waiters.advance(index);
     storeTermIndex = termIndex;
     updateLastAppliedTermIndex(termIndex);
     applyNanos.accept(System.nanoTime() - start);

@@ -5,6 +5,7 @@ import io.futureq.config.RaftSettings;
 import io.futureq.config.StorageSettings;
 import io.futureq.log.BrokerStateMachine;
 import io.futureq.log.CommandResult;
+import io.futureq.log.EventLog;
 import io.futureq.log.proto.StoredMessage;
 import io.futureq.log.proto.TopicMeta;
 import io.futureq.storage.OrderedStore;
@@ -33,6 +34,8 @@ final class RaftNode implements AutoCloseable {
   /** Event ids of stored messages in the order the listener was told of them, and the indexes told. */
   private final List<Long> announcedEventIds = Collections.synchronizedList(new ArrayList<>());
   private final List<Long> announcedIndexes = Collections.synchronizedList(new ArrayList<>());
+  /** The applied indexes of the store replacements (snapshot installs) the listener was told of. */
+  private final List<Long> replacements = Collections.synchronizedList(new ArrayList<>());
   private RocksStore store;
   private RaftEventLog log;
   private Consumer<RaftProperties> tuning = properties -> { };
@@ -54,7 +57,18 @@ final class RaftNode implements AutoCloseable {
     store = RocksStore.open(dir.resolve("data"), StorageSettings.defaults(dir.resolve("data")));
     BrokerStateMachine machine = new BrokerStateMachine(store, BUCKET_MS);
     try {
-      log = RaftEventLog.start(settings, store, machine, 256, this::announced, nanos -> { }, tuning);
+      EventLog.AppliedListener listener = new EventLog.AppliedListener() {
+        @Override
+        public void applied(long index, CommandResult result) {
+          announced(index, result);
+        }
+
+        @Override
+        public void storeReplaced(long appliedIndex) {
+          replacements.add(appliedIndex);
+        }
+      };
+      log = RaftEventLog.start(settings, store, machine, 256, listener, nanos -> { }, tuning);
     } catch (RuntimeException e) {
       store.close();
       throw e;
@@ -96,6 +110,7 @@ final class RaftNode implements AutoCloseable {
     }
     announcedEventIds.clear();
     announcedIndexes.clear();
+    replacements.clear();
   }
 
   RaftEventLog log() {
@@ -118,6 +133,12 @@ final class RaftNode implements AutoCloseable {
   List<Long> announcedEventIds() {
     synchronized (announcedEventIds) {
       return List.copyOf(announcedEventIds);
+    }
+  }
+
+  List<Long> replacements() {
+    synchronized (replacements) {
+      return List.copyOf(replacements);
     }
   }
 

@@ -3,6 +3,8 @@ package io.futureq.log.raft;
 import static io.futureq.log.Commands.message;
 import static io.futureq.log.Commands.store;
 import static io.futureq.log.raft.RaftCluster.TOPIC;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -92,11 +94,17 @@ class RaftSnapshotTest {
 
   /**
    * Replaying the log would have announced every missed entry; installing a snapshot announces
-   * only the entries after it, and leaves the installed checkpoint in the node's snapshot area.
+   * only the entries after it, tells the listener that the store was replaced (so topics read it
+   * again: the entries in the snapshot were never announced), and leaves the installed checkpoint
+   * in the node's snapshot area.
    */
   private static void assertCaughtUpBySnapshot(RaftNode node, int announced, int missed) throws IOException {
     assertTrue(announced < missed, node.id() + " announced " + announced + " of " + missed
         + " missed entries: it replayed the log instead of installing a snapshot");
+    List<Long> replacements = node.replacements();
+    assertFalse(replacements.isEmpty(), node.id() + " installed a snapshot but never announced the store replaced");
+    assertEquals(node.appliedIndex() - announced, replacements.get(replacements.size() - 1),
+        node.id() + ": the install's applied index plus the entries announced after it is where the node is");
     try (Stream<Path> files = Files.list(node.snapshotDir())) {
       assertTrue(files.anyMatch(p -> p.getFileName().toString().startsWith("checkpoint.")),
           "no checkpoint in " + node.snapshotDir());

@@ -1,0 +1,209 @@
+package io.futureq.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.futureq.api.grpc.ClusterInfo;
+import io.futureq.client.ConsumerOptions;
+import io.futureq.client.FutureQClient;
+import io.futureq.client.FutureQProducer;
+import io.futureq.client.OutgoingMessage;
+import io.futureq.client.ProducerOptions;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A follower that hosts a topic misses so much of the log that it catches up by installing the
+ * leader's snapshot, while it keeps hosting the topic: the messages inside the snapshot must still
+ * be delivered (issue 9 #1: they stayed stuck until the topic moved).
+ */
+@Timeout(value = 240, unit = TimeUnit.SECONDS)
+class SnapshotInstallE2ETest {
+  private static final int TOPICS = 8;
+  private static final int MISSED = 30;
+
+  @TempDir
+  Path dir;
+
+  @Test
+  void messagesInsideAnInstalledSnapshotAreDeliveredByTheTopicsOnTheInstallingNode() throws Exception {
+    // Snapshots every 20 entries in 4 KiB segments: the leader compacts its log past the cut-off
+    // follower within a few seconds, so the follower can only catch up by installing a snapshot.
+    Map<String, Object> small = Map.of("futureq.raft.snapshot-threshold", 20, "futureq.raft.log-segment-size", "4KiB");
+    try (ClusterNodes cluster = new ClusterNodes(dir, 3, small, true)) {
+      cluster.startAll();
+      cluster.awaitAllReady(Duration.ofSeconds(90));
+      Map<String, Set<String>> received = new ConcurrentHashMap<>();
+      FutureQClient.Builder all = FutureQClient.builder().requestTimeout(Duration.ofSeconds(10));
+      for (int i = 0; i < 3; i++) {
+        all.target(cluster.target(i));
+      }
+      try (FutureQClient client = all.build()) {
+        FutureQProducer producer = client.producer(ProducerOptions.defaults().withLinger(Duration.ofMillis(1)));
+        List<String> topics = new ArrayList<>();
+        for (int t = 0; t < TOPICS; t++) {
+          String topic = "install-" + t;
+          topics.add(topic);
+          received.put(topic, ConcurrentHashMap.newKeySet());
+          client.subscribe(topic, "g", m -> received.get(topic).add(new String(m.payload())),
+              ConsumerOptions.defaults());
+          producer.send(OutgoingMessage.to(topic).payload("warm").build()).get(20, TimeUnit.SECONDS);
+        }
+        for (String topic : topics) {
+          awaitReceived(received.get(topic), Set.of("warm"), Duration.ofSeconds(30), topic);
+        }
+        ClusterInfo info = client.clusterInfo().get(10, TimeUnit.SECONDS);
+        String leader = info.getRaft().getLeaderId();
+        String topic = null;
+        int follower = -1;
+        for (var member : info.getMembersList()) {
+          if (!member.getNodeId().equals(leader) && !member.getTopicsList().isEmpty()) {
+            follower = Integer.parseInt(member.getNodeId().substring("node-".length())) - 1;
+            topic = member.getTopicsList().stream().filter(topics::contains).findFirst().orElse(null);
+            if (topic != null) {
+              break;
+            }
+          }
+        }
+        if (topic == null) {
+          throw new AssertionError("no follower hosts any of " + topics + ": " + info);
+        }
+        String hosted = topic;
+        String other = topics.stream().filter(t -> !t.equals(hosted)).findFirst().orElseThrow();
+
+        // A marker due while the follower is cut off: its group wakes, reads the stale store and moves
+        // its cursor past the keys of the messages it never saw (the way they got stuck for good).
+        producer.send(OutgoingMessage.to(topic).payload("marker").delay(Duration.ofSeconds(3)).build())
+            .get(20, TimeUnit.SECONDS);
+        awaitApplied(cluster, follower, Integer.parseInt(leader.substring("node-".length())) - 1);
+        System.out.println("[install] cutting node-" + (follower + 1) + " (hosts " + topic + ") off leader " + leader);
+        cluster.raftProxy(follower).cut();
+        Set<String> missed = new TreeSet<>();
+        for (int i = 0; i < MISSED; i++) {
+          missed.add("missed-" + i);
+          producer.send(OutgoingMessage.to(topic).payload("missed-" + i).build()).get(20, TimeUnit.SECONDS);
+        }
+        for (int i = 0; i < 100; i++) {
+          producer.send(OutgoingMessage.to(other).payload("filler-" + i).build()).get(20, TimeUnit.SECONDS);
+        }
+        awaitReceived(received.get(topic), Set.of("marker"), Duration.ofSeconds(30), topic + " while cut off");
+        cluster.raftProxy(follower).heal();
+
+        Set<String> expected = new TreeSet<>(missed);
+        expected.add("warm");
+        expected.add("marker");
+        awaitReceived(received.get(topic), expected, Duration.ofSeconds(90), topic + " on node-" + (follower + 1));
+      }
+    }
+  }
+
+  /**
+   * A group created while the node hosting its topic lags behind the log must not read that node's
+   * stale store: messages acked and deleted before the group existed are not "still stored when it
+   * is created" (issue 9 #3: they were delivered to the new group).
+   */
+  @Test
+  void aGroupStartingOnALaggingReplicaDoesNotSeeMessagesDeletedBeforeItWasCreated() throws Exception {
+    try (ClusterNodes cluster = new ClusterNodes(dir, 3, Map.of(), true)) {
+      cluster.startAll();
+      cluster.awaitAllReady(Duration.ofSeconds(90));
+      FutureQClient.Builder all = FutureQClient.builder().requestTimeout(Duration.ofSeconds(10));
+      for (int i = 0; i < 3; i++) {
+        all.target(cluster.target(i));
+      }
+      try (FutureQClient client = all.build()) {
+        FutureQProducer producer = client.producer(ProducerOptions.defaults().withLinger(Duration.ofMillis(1)));
+        Map<String, Set<String>> first = new ConcurrentHashMap<>();
+        List<String> topics = new ArrayList<>();
+        for (int t = 0; t < TOPICS; t++) {
+          String topic = "lagging-" + t;
+          topics.add(topic);
+          first.put(topic, ConcurrentHashMap.newKeySet());
+          client.subscribe(topic, "first", m -> first.get(topic).add(new String(m.payload())),
+              ConsumerOptions.defaults());
+          producer.send(OutgoingMessage.to(topic).payload("warm").build()).get(20, TimeUnit.SECONDS);
+        }
+        for (String topic : topics) {
+          awaitReceived(first.get(topic), Set.of("warm"), Duration.ofSeconds(30), topic);
+        }
+        ClusterInfo info = client.clusterInfo().get(10, TimeUnit.SECONDS);
+        String leader = info.getRaft().getLeaderId();
+        int follower = -1;
+        String topic = null;
+        for (var member : info.getMembersList()) {
+          if (!member.getNodeId().equals(leader)) {
+            String hosted = member.getTopicsList().stream().filter(topics::contains).findFirst().orElse(null);
+            if (hosted != null) {
+              follower = Integer.parseInt(member.getNodeId().substring("node-".length())) - 1;
+              topic = hosted;
+              break;
+            }
+          }
+        }
+        if (topic == null) {
+          throw new AssertionError("no follower hosts any of " + topics + ": " + info);
+        }
+        // Stored on every replica, due only once the follower is cut off: the group acks them then,
+        // and their deletes commit without the follower.
+        Set<String> old = new TreeSet<>();
+        for (int i = 0; i < 10; i++) {
+          old.add("old-" + i);
+          producer.send(OutgoingMessage.to(topic).payload("old-" + i).delay(Duration.ofSeconds(3)).build())
+              .get(20, TimeUnit.SECONDS);
+        }
+        awaitApplied(cluster, follower, Integer.parseInt(leader.substring("node-".length())) - 1);
+        System.out.println("[lagging] cutting node-" + (follower + 1) + " (hosts " + topic + ") off leader "
+            + leader);
+        cluster.raftProxy(follower).cut();
+        Set<String> expected = new TreeSet<>(old);
+        expected.add("warm");
+        awaitReceived(first.get(topic), expected, Duration.ofSeconds(30), topic);
+        Thread.sleep(2_000); // acks are flushed as deletes every 20 ms here: these commit long before the next step
+        Set<String> second = ConcurrentHashMap.newKeySet();
+        client.subscribe(topic, "second", m -> second.add(new String(m.payload())), ConsumerOptions.defaults());
+        Thread.sleep(2_000); // the new group is being created while the follower lags
+        cluster.raftProxy(follower).heal();
+        producer.send(OutgoingMessage.to(topic).payload("new").build()).get(30, TimeUnit.SECONDS);
+        awaitReceived(second, Set.of("new"), Duration.ofSeconds(60), topic + ", group second");
+        assertEquals(Set.of("new"), second, "the new group received messages deleted before it was created");
+      }
+    }
+  }
+
+  /** Waits until node {@code i}'s replica has applied everything the leader had committed when asked. */
+  private static void awaitApplied(ClusterNodes cluster, int i, int leader) throws Exception {
+    long committed;
+    try (FutureQClient viaLeader = FutureQClient.builder().target(cluster.target(leader)).build()) {
+      committed = viaLeader.clusterInfo().get(10, TimeUnit.SECONDS).getRaft().getCommitIndex();
+    }
+    try (FutureQClient node = FutureQClient.builder().target(cluster.target(i)).build()) {
+      long deadline = System.currentTimeMillis() + 30_000;
+      while (node.clusterInfo().get(10, TimeUnit.SECONDS).getRaft().getAppliedIndex() < committed) {
+        if (System.currentTimeMillis() > deadline) {
+          throw new AssertionError("node-" + (i + 1) + " did not apply log index " + committed);
+        }
+        Thread.sleep(50);
+      }
+    }
+  }
+
+  private static void awaitReceived(Set<String> received, Set<String> expected, Duration within, String what)
+      throws InterruptedException {
+    long deadline = System.currentTimeMillis() + within.toMillis();
+    while (!received.containsAll(expected) && System.currentTimeMillis() < deadline) {
+      Thread.sleep(100);
+    }
+    Set<String> missing = new TreeSet<>(expected);
+    missing.removeAll(received);
+    assertEquals(Set.of(), missing, "not delivered from " + what);
+  }
+}
