@@ -16,6 +16,7 @@ public final class Readiness implements Extension {
   private static final Id ID = new Id();
   private final AtomicBoolean ready = new AtomicBoolean();
   private volatile BooleanSupplier condition = () -> true;
+  private volatile String storage = "not open";
 
   public static Readiness get(ActorSystem<?> system) {
     return ID.get(Adapter.toClassic(system));
@@ -32,6 +33,15 @@ public final class Readiness implements Extension {
   /** A further condition for readiness, such as cluster membership and a caught-up replica. */
   void require(BooleanSupplier condition) {
     this.condition = condition;
+  }
+
+  /** How this node keeps its data, as /ready shows it: "rocksdb" or "memory (...)". */
+  public String storage() {
+    return storage;
+  }
+
+  void describeStorage(String storage) {
+    this.storage = storage;
   }
 
   void set(boolean value) {
