@@ -14,7 +14,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** What only RocksDB does (durability, the directory lock, checkpoints); the rest is {@link OrderedStoreContractTest}. */
+/**
+ * What only RocksDB does (durability, the directory lock, checkpoints); what every engine does is
+ * {@link OrderedStoreContractTest}.
+ */
 class RocksStoreTest {
   @TempDir
   Path dir;
