@@ -10,7 +10,7 @@ import org.apache.pekko.actor.typed.javadsl.Adapter;
 
 /**
  * Whether this node serves: storage open, gRPC bound, not shutting down and, in a cluster, a member
- * that is Up with a Raft replica that has caught up.
+ * that is Up with a Raft replica that has caught up; and how it keeps its data, which /ready shows.
  */
 public final class Readiness implements Extension {
   private static final Id ID = new Id();
