@@ -39,10 +39,14 @@ public final class AdminService implements Admin {
   private final String nodeId;
   private final Duration askTimeout;
   private final RaftMembership raft;
+  private final String storage;
 
-  /** @param raft the Raft group in clustered mode; null when standalone */
+  /**
+   * @param raft the Raft group in clustered mode; null when standalone
+   * @param storage the storage engine's name, as in {@code futureq.storage.engine}
+   */
   public AdminService(ActorSystem<?> system, OrderedStore store, Executor storageExecutor, TopicRouter router,
-      String nodeId, Duration askTimeout, RaftMembership raft) {
+      String nodeId, Duration askTimeout, RaftMembership raft, String storage) {
     this.system = system;
     this.store = store;
     this.storageExecutor = storageExecutor;
@@ -50,6 +54,7 @@ public final class AdminService implements Admin {
     this.nodeId = nodeId;
     this.askTimeout = askTimeout;
     this.raft = raft;
+    this.storage = storage;
   }
 
   @Override
@@ -101,7 +106,7 @@ public final class AdminService implements Admin {
       Map<String, NodeDirectory.Description> byAddress = new HashMap<>();
       nodes.forEach(n -> byAddress.put(n.address(), n));
       ClusterInfo.Builder out = ClusterInfo.newBuilder().setMode(raft == null ? "standalone" : "cluster")
-          .setSelfNodeId(nodeId);
+          .setSelfNodeId(nodeId).setStorage(storage);
       cluster.state().getMembers().forEach(m -> {
         Member.Builder member = Member.newBuilder().setAddress(m.address().toString())
             .setStatus(m.status().toString()).setSelf(m.address().equals(cluster.selfMember().address()))

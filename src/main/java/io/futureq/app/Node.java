@@ -8,6 +8,8 @@ import io.futureq.api.HealthService;
 import io.futureq.api.NodeDirectory;
 import io.futureq.api.ProducerService;
 import io.futureq.config.BrokerSettings;
+import io.futureq.config.StorageEngine;
+import io.futureq.config.StorageSettings;
 import io.futureq.journal.JournalBackend;
 import io.futureq.group.PreciseWakeTimer;
 import io.futureq.log.BrokerStateMachine;
@@ -17,6 +19,7 @@ import io.futureq.log.raft.RaftEventLog;
 import io.futureq.log.proto.TopicMeta;
 import io.futureq.metrics.LogMetrics;
 import io.futureq.metrics.MetricsServer;
+import io.futureq.storage.MemoryStore;
 import io.futureq.storage.OrderedStore;
 import io.futureq.storage.RocksStore;
 import io.futureq.storage.StorageKeys;
@@ -82,7 +85,7 @@ public final class Node implements AutoCloseable {
     OrderedStore store;
     BrokerStateMachine stateMachine;
     try {
-      store = storeWrapper.apply(RocksStore.open(settings.storage().dataDir(), settings.storage()));
+      store = storeWrapper.apply(open(settings.storage()));
     } catch (RuntimeException e) {
       throw new StartupException(e.getMessage(), e);
     }
@@ -105,6 +108,16 @@ public final class Node implements AutoCloseable {
       store.close();
       throw new StartupException("cannot start the broker: " + e.getMessage(), e);
     }
+  }
+
+  private static OrderedStore open(StorageSettings storage) {
+    if (storage.engine() == StorageEngine.MEMORY) {
+      LOG.warn("STORAGE IS IN MEMORY ONLY (futureq.storage.engine = memory): NOTHING SURVIVES A RESTART OR A CRASH. "
+          + "Every pending message, group and event id is lost when this process stops; publishes are acknowledged "
+          + "without being written anywhere. Use futureq.storage.engine = rocksdb for messages you need to keep.");
+      return MemoryStore.create();
+    }
+    return RocksStore.open(storage.dataDir(), storage);
   }
 
   private static Node wire(BrokerSettings settings, ActorSystem<Void> system, OrderedStore store,
@@ -134,6 +147,7 @@ public final class Node implements AutoCloseable {
         eventLog, storageExecutor, askTimeout, settings.limits().maxConsumersPerGroup(), wakeTimer, localTopics));
 
     Readiness readiness = Readiness.get(system);
+    readiness.describeStorage(settings.storage().engine().description());
     ProducerService producer = new ProducerService(settings.api(), settings.limits(), stateMachine, eventLog, clustered
         ? topics -> topics.forEach(t -> router.tell(t, new TopicEntity.Wake())) : topics -> { });
     // Subscriber sessions live under their own guardian, not as system actors of their own.
@@ -142,7 +156,7 @@ public final class Node implements AutoCloseable {
     ConsumerService consumer = new ConsumerService(system, sessions, settings.api(), settings.group(),
         settings.topic(), router);
     AdminService admin = new AdminService(system, store, storageExecutor, router, settings.cluster().nodeId(),
-        askTimeout, raftLog == null ? null : new RaftAdmin(raftLog));
+        askTimeout, raftLog == null ? null : new RaftAdmin(raftLog), settings.storage().engine().configName());
     HealthService health = new HealthService(readiness::isReady);
     ServerBinding binding = await(ApiServer.bind(system, settings.api(), producer, consumer, admin, health)
         .toCompletableFuture(), "bind gRPC on " + settings.api().host() + ":" + settings.api().port());
@@ -165,7 +179,8 @@ public final class Node implements AutoCloseable {
     readiness.set(true);
     wakeTopics(store, router);
     LOG.info("FutureQ node {} serving gRPC on {} (data in {})", settings.cluster().nodeId(), grpcAddress,
-        settings.storage().dataDir().toAbsolutePath());
+        settings.storage().engine() == StorageEngine.MEMORY ? "memory only, lost on restart"
+            : settings.storage().dataDir().toAbsolutePath());
     return new Node(system, binding, store);
   }
 

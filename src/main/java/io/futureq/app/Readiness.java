@@ -10,12 +10,13 @@ import org.apache.pekko.actor.typed.javadsl.Adapter;
 
 /**
  * Whether this node serves: storage open, gRPC bound, not shutting down and, in a cluster, a member
- * that is Up with a Raft replica that has caught up.
+ * that is Up with a Raft replica that has caught up; and how it keeps its data, which /ready shows.
  */
 public final class Readiness implements Extension {
   private static final Id ID = new Id();
   private final AtomicBoolean ready = new AtomicBoolean();
   private volatile BooleanSupplier condition = () -> true;
+  private volatile String storage = "not open";
 
   public static Readiness get(ActorSystem<?> system) {
     return ID.get(Adapter.toClassic(system));
@@ -32,6 +33,15 @@ public final class Readiness implements Extension {
   /** A further condition for readiness, such as cluster membership and a caught-up replica. */
   void require(BooleanSupplier condition) {
     this.condition = condition;
+  }
+
+  /** How this node keeps its data, as /ready shows it: "rocksdb" or "memory (...)". */
+  public String storage() {
+    return storage;
+  }
+
+  void describeStorage(String storage) {
+    this.storage = storage;
   }
 
   void set(boolean value) {

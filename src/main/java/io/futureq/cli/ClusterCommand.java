@@ -13,8 +13,8 @@ import picocli.CommandLine.Option;
 /** {@code futureq cluster}: shows the broker's mode, cluster members and, when clustered, its Raft view. */
 @Command(name = "cluster", mixinStandardHelpOptions = true,
     subcommands = {ClusterJoinCommand.class, ClusterLeaveCommand.class},
-    description = "Show the mode (standalone or cluster), this node's id, the members with their status and, "
-        + "in cluster mode, the Raft group as this node sees it.")
+    description = "Show the mode (standalone or cluster), this node's id and storage engine, the members with "
+        + "their status and, in cluster mode, the Raft group as this node sees it.")
 final class ClusterCommand extends BrokerCommand {
   @Option(names = "--json", description = "Print one JSON object.")
   boolean json;
@@ -29,6 +29,8 @@ final class ClusterCommand extends BrokerCommand {
     PrintWriter out = out();
     out.println("mode: " + info.getMode());
     out.println("self: " + info.getSelfNodeId());
+    out.println("storage: " + info.getStorage() + (info.getStorage().equals("memory")
+        ? " (nothing survives a restart of this node)" : ""));
     out.println("members:");
     Table table = new Table("  ", "NODE ID", "ADDRESS", "GRPC ADDRESS", "STATUS");
     for (Member m : info.getMembersList()) {
@@ -48,6 +50,7 @@ final class ClusterCommand extends BrokerCommand {
 
   static Json json(ClusterInfo info) {
     Json out = Json.object().put("mode", info.getMode()).put("self_node_id", info.getSelfNodeId())
+        .put("storage", info.getStorage())
         .putObjects("members", info.getMembersList().stream().map(m -> Json.object().put("node_id", m.getNodeId())
             .put("address", m.getAddress()).put("grpc_address", m.getGrpcAddress()).put("status", m.getStatus())
             .put("self", m.getSelf()).putStrings("roles", m.getRolesList()).putStrings("topics", m.getTopicsList()))

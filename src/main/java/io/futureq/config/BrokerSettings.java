@@ -53,6 +53,10 @@ public record BrokerSettings(
     if (settings.api().maxPayloadBytes() > settings.api().maxBatchBytes()) {
       problems.add("futureq.api.max-payload-size: must not exceed futureq.api.max-batch-size");
     }
+    if (settings.cluster().enabled() && settings.storage().engine() == StorageEngine.MEMORY) {
+      problems.add("futureq.storage.engine: memory runs standalone only; with futureq.cluster.enabled = true every "
+          + "replica must keep its Raft state and store across restarts, so use rocksdb");
+    }
     if (!problems.isEmpty()) {
       throw new SettingsException(problems);
     }

@@ -19,6 +19,11 @@ final class SettingsReader {
     return problems;
   }
 
+  /** Records a problem found by a check of its own, such as a value outside a fixed set. */
+  void problem(String message) {
+    problems.add(message);
+  }
+
   String string(String key) {
     try {
       return config.getString(key);

@@ -2,8 +2,12 @@ package io.futureq.config;
 
 import java.nio.file.Path;
 
-/** The data directory and RocksDB tuning. */
+/**
+ * The storage engine, the data directory and RocksDB tuning; with {@link StorageEngine#MEMORY} the
+ * directory, {@code fsync} and the RocksDB tuning are not used.
+ */
 public record StorageSettings(
+    StorageEngine engine,
     Path dataDir,
     boolean fsync,
     long blockCacheBytes,
@@ -16,6 +20,7 @@ public record StorageSettings(
   static StorageSettings from(SettingsReader r) {
     String p = "futureq.storage.";
     return new StorageSettings(
+        StorageEngine.read(r, p + "engine"),
         Path.of(r.nonEmpty(p + "data-dir")),
         r.bool(p + "fsync"),
         r.bytesIn(p + "rocksdb.block-cache-size", 1 << 20, 1L << 40),
@@ -28,6 +33,6 @@ public record StorageSettings(
 
   /** Settings for a store in {@code dir} with defaults fit for tests and tools. */
   public static StorageSettings defaults(Path dir) {
-    return new StorageSettings(dir, true, 32L << 20, 16L << 20, 4, true, 1024, 100_000);
+    return new StorageSettings(StorageEngine.ROCKSDB, dir, true, 32L << 20, 16L << 20, 4, true, 1024, 100_000);
   }
 }

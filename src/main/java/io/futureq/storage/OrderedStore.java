@@ -8,6 +8,11 @@ import java.nio.file.Path;
  * <p>Contract: keys compare as unsigned bytes. {@link #commit} applies a batch atomically: after a
  * failed commit nothing of the batch is visible. Reads may run on any thread, concurrently with one
  * writer; a {@link View} sees one consistent point in time. Callers must close every view and batch.
+ * Values passed in and handed out are copies: callers may reuse or change their arrays.
+ *
+ * <p>Implementations: {@link RocksStore} (durable) and {@link MemoryStore} (the heap only, no
+ * checkpoints), chosen by {@code futureq.storage.engine}; {@code OrderedStoreContractTest} holds
+ * both to this contract.
  */
 public interface OrderedStore extends AutoCloseable {
 
@@ -61,7 +66,8 @@ public interface OrderedStore extends AutoCloseable {
   /**
    * Writes the batch atomically.
    *
-   * @param sync when true, returns only after the write is on stable storage (fsync)
+   * @param sync when true, returns only after the write is on stable storage (fsync); a store
+   *     without stable storage ignores it
    * @throws StorageException if the write failed; then nothing of the batch is visible
    */
   void commit(Batch batch, boolean sync);
@@ -72,7 +78,11 @@ public interface OrderedStore extends AutoCloseable {
   /** A snapshot of the latest committed state. */
   View view();
 
-  /** Writes a consistent copy of the whole store into {@code dir}, which must not exist. */
+  /**
+   * Writes a consistent copy of the whole store into {@code dir}, which must not exist.
+   *
+   * @throws StorageException if it fails, or if this store has no checkpoints ({@link MemoryStore})
+   */
   void checkpoint(Path dir);
 
   /**
@@ -80,7 +90,8 @@ public interface OrderedStore extends AutoCloseable {
    * atomically: readers see the old state or the new one, never a mix. Open views keep their old
    * snapshot. A Raft follower uses it to install a snapshot sent by its leader.
    *
-   * @throws StorageException naming {@code dir} if it cannot be read; then nothing changed
+   * @throws StorageException naming {@code dir} if it cannot be read, or if this store has no
+   *     checkpoints; then nothing changed
    */
   void restoreFrom(Path dir);
 

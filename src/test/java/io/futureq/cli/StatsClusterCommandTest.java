@@ -91,23 +91,26 @@ class StatsClusterCommandTest {
     assertEquals(0, text.exit(), text.toString());
     assertEquals("mode: standalone", text.lines().get(0), text.toString());
     assertTrue(text.lines().get(1).matches("self: \\S+"), text.toString());
-    assertTrue(text.lines().get(3).matches("  NODE ID\\s+ADDRESS\\s+GRPC ADDRESS\\s+STATUS"), text.toString());
-    assertTrue(text.lines().get(4).matches("  \\S+\\s+pekko://\\S+\\s+127\\.0\\.0\\.1:" + broker.node.grpcPort()
+    assertEquals("storage: rocksdb", text.lines().get(2), text.toString());
+    assertTrue(text.lines().get(4).matches("  NODE ID\\s+ADDRESS\\s+GRPC ADDRESS\\s+STATUS"), text.toString());
+    assertTrue(text.lines().get(5).matches("  \\S+\\s+pekko://\\S+\\s+127\\.0\\.0\\.1:" + broker.node.grpcPort()
         + "\\s+Up \\(self\\)"), text.toString());
     assertEquals(0, json.exit(), json.toString());
-    assertTrue(json.out().matches("\\{\"mode\":\"standalone\",\"self_node_id\":\"[^\"]+\",\"members\":\\[\\{"
+    assertTrue(json.out().matches("\\{\"mode\":\"standalone\",\"self_node_id\":\"[^\"]+\",\"storage\":\"rocksdb\","
+        + "\"members\":\\[\\{"
         + "\"node_id\":\"[^\"]+\",\"address\":\"pekko://[^\"]+\",\"grpc_address\":\"127\\.0\\.0\\.1:\\d+\","
         + "\"status\":\"Up\",\"self\":true,\"roles\":\\[.*]}]}\n"), json.toString());
   }
 
   @Test
   void clusterJsonIncludesTheRaftViewInClusterMode() {
-    ClusterInfo info = ClusterInfo.newBuilder().setMode("cluster").setSelfNodeId("n1")
+    ClusterInfo info = ClusterInfo.newBuilder().setMode("cluster").setSelfNodeId("n1").setStorage("rocksdb")
         .addMembers(Member.newBuilder().setNodeId("n1").setAddress("pekko://futureq@h1:1").setGrpcAddress("h1:2")
             .setStatus("Up").setSelf(true).addTopics("orders"))
         .setRaft(RaftInfo.newBuilder().setLeaderId("n1").setRole("LEADER").setTerm(3).setCommitIndex(10)
             .setAppliedIndex(9).putPeers("n1", "h1:3")).build();
-    assertEquals("{\"mode\":\"cluster\",\"self_node_id\":\"n1\",\"members\":[{\"node_id\":\"n1\","
+    assertEquals("{\"mode\":\"cluster\",\"self_node_id\":\"n1\",\"storage\":\"rocksdb\","
+        + "\"members\":[{\"node_id\":\"n1\","
         + "\"address\":\"pekko://futureq@h1:1\",\"grpc_address\":\"h1:2\",\"status\":\"Up\",\"self\":true,"
         + "\"roles\":[],\"topics\":[\"orders\"]}],\"raft\":{\"leader_id\":\"n1\",\"role\":\"LEADER\",\"term\":3,"
         + "\"commit_index\":10,\"applied_index\":9,\"peers\":{\"n1\":\"h1:3\"},\"listeners\":{}}}",

@@ -34,6 +34,32 @@ class BrokerSettingsTest {
     assertEquals(Duration.ofDays(3650), s.api().maxDelay());
     assertEquals(Path.of("./data"), s.storage().dataDir());
     assertTrue(s.storage().fsync());
+    assertEquals(StorageEngine.ROCKSDB, s.storage().engine());
+  }
+
+  @Test
+  void theStorageEngineIsRocksdbOrMemory() {
+    assertEquals(StorageEngine.MEMORY,
+        BrokerSettings.from(with("futureq.storage.engine = memory")).storage().engine());
+    assertEquals(StorageEngine.MEMORY, BrokerSettings.from(BrokerSettings.load(null,
+        Map.of("FUTUREQ_STORAGE_ENGINE", "memory"))).storage().engine());
+
+    SettingsException e = assertThrows(SettingsException.class,
+        () -> BrokerSettings.from(with("futureq.storage.engine = ram")));
+    assertEquals(1, e.problems().size(), e.getMessage());
+    assertEquals("futureq.storage.engine: must be \"rocksdb\" or \"memory\", got \"ram\"", e.problems().get(0));
+  }
+
+  @Test
+  void theMemoryEngineIsRefusedInClusteredMode() {
+    Config clustered = with("futureq.storage.engine = memory\nfutureq.cluster.enabled = true\n"
+        + "futureq.raft.peers { node-1 = \"127.0.0.1:50005\" }\n"
+        + "futureq.cluster.discovery.contact-points = [\"127.0.0.1:8558\"]");
+
+    SettingsException e = assertThrows(SettingsException.class, () -> BrokerSettings.from(clustered));
+
+    assertEquals(1, e.problems().size(), e.getMessage());
+    assertTrue(e.problems().get(0).startsWith("futureq.storage.engine: memory runs standalone only"), e.getMessage());
   }
 
   @Test

@@ -13,32 +13,45 @@ import io.futureq.api.grpc.Delivery;
 import io.futureq.api.grpc.GetTopicStatsRequest;
 import io.futureq.api.grpc.PublishResponse;
 import io.futureq.api.grpc.TopicStats;
+import io.futureq.config.StorageEngine;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.HashSet;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.AfterParameterizedClassInvocation;
+import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
-/** Publish and consume through a real broker over gRPC on loopback. */
+/**
+ * Publish and consume through a real broker over gRPC on loopback, once on each storage engine:
+ * the in-memory store must give the same semantics as RocksDB.
+ */
+@ParameterizedClass(name = "{0}")
+@EnumSource(StorageEngine.class)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class DeliveryE2ETest {
   private static final Duration WAIT = Duration.ofSeconds(10);
+  /** Declares the class's argument, which start() receives: one broker per engine. */
+  @Parameter
+  StorageEngine engine;
   @TempDir
   static Path dir;
   static TestBroker broker;
 
-  @BeforeAll
-  static void start() {
-    broker = TestBroker.start(dir.resolve("data"));
+  @BeforeParameterizedClassInvocation
+  static void start(StorageEngine engine) {
+    broker = TestBroker.start(engine, dir.resolve("data-" + engine.configName()), Map.of());
   }
 
-  @AfterAll
+  @AfterParameterizedClassInvocation
   static void stop() {
     broker.close();
   }

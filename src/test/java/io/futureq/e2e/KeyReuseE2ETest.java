@@ -8,29 +8,39 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.futureq.api.grpc.Delivery;
 import io.futureq.api.grpc.PublishResponse;
+import io.futureq.config.StorageEngine;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.AfterParameterizedClassInvocation;
+import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
-/** The key of an acked message is free again at once, not only after the next delete batch. */
+/** The key of an acked message is free again at once, not only after the next delete batch; on each engine. */
+@ParameterizedClass(name = "{0}")
+@EnumSource(StorageEngine.class)
 class KeyReuseE2ETest {
   private static final Duration WAIT = Duration.ofSeconds(10);
+  /** Declares the class's argument, which start() receives: one broker per engine. */
+  @Parameter
+  StorageEngine engine;
   @TempDir
   static Path dir;
   static TestBroker broker;
 
-  @BeforeAll
-  static void start() {
+  @BeforeParameterizedClassInvocation
+  static void start(StorageEngine engine) {
     // A delete batch interval far longer than the test: only an immediate write frees the key in time.
-    broker = TestBroker.start(dir.resolve("data"), Map.of("futureq.topic.delete-batch-interval", "30s"));
+    broker = TestBroker.start(engine, dir.resolve("data-" + engine.configName()),
+        Map.of("futureq.topic.delete-batch-interval", "30s"));
   }
 
-  @AfterAll
+  @AfterParameterizedClassInvocation
   static void stop() {
     broker.close();
   }

@@ -9,30 +9,43 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.futureq.api.grpc.PublishRequest;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.futureq.config.StorageEngine;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.AfterParameterizedClassInvocation;
+import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
-/** Configured limits answer RESOURCE_EXHAUSTED naming the limit; what was accepted stays. */
+/**
+ * Configured limits answer RESOURCE_EXHAUSTED naming the limit; what was accepted stays. On each
+ * engine: the limits are what bounds the heap of a broker on the memory engine.
+ */
+@ParameterizedClass(name = "{0}")
+@EnumSource(StorageEngine.class)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class LimitsE2ETest {
+  /** Declares the class's argument, which start() receives: one broker per engine. */
+  @Parameter
+  StorageEngine engine;
   @TempDir
   static Path dir;
   static TestBroker broker;
 
-  @BeforeAll
-  static void start() {
-    broker = TestBroker.start(dir.resolve("data"), Map.of("futureq.limits.max-topics", 3,
-        "futureq.limits.max-pending-per-topic", 5, "futureq.limits.max-consumers-per-group", 1));
+  @BeforeParameterizedClassInvocation
+  static void start(StorageEngine engine) {
+    broker = TestBroker.start(engine, dir.resolve("data-" + engine.configName()), Map.of(
+        "futureq.limits.max-topics", 3, "futureq.limits.max-pending-per-topic", 5,
+        "futureq.limits.max-consumers-per-group", 1));
   }
 
-  @AfterAll
+  @AfterParameterizedClassInvocation
   static void stop() {
     broker.close();
   }

@@ -7,6 +7,7 @@ import io.futureq.api.grpc.ConsumerClient;
 import io.futureq.api.grpc.ProducerClient;
 import io.futureq.app.Node;
 import io.futureq.config.BrokerSettings;
+import io.futureq.config.StorageEngine;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Path;
@@ -46,6 +47,13 @@ public final class TestBroker implements AutoCloseable {
 
   public static TestBroker start(Path dataDir, Map<String, Object> overrides) {
     return start(dataDir, overrides, java.util.function.UnaryOperator.identity());
+  }
+
+  /** A broker on {@code engine}; {@code dataDir} is then only where RocksDB would write. */
+  public static TestBroker start(StorageEngine engine, Path dataDir, Map<String, Object> overrides) {
+    Map<String, Object> values = new HashMap<>(overrides);
+    values.put("futureq.storage.engine", engine.configName());
+    return start(dataDir, values);
   }
 
   /** A broker whose store is wrapped, e.g. by a {@link FaultyStore}. */
