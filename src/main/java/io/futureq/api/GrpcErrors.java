@@ -2,6 +2,7 @@ package io.futureq.api;
 
 import io.futureq.log.LogClosedException;
 import io.futureq.log.LogOverloadedException;
+import io.futureq.log.LogRejectedException;
 import io.futureq.log.LogUnavailableException;
 import io.futureq.storage.StorageException;
 import io.grpc.Status;
@@ -37,6 +38,9 @@ final class GrpcErrors {
     if (t instanceof LogOverloadedException) {
       return Status.RESOURCE_EXHAUSTED.withDescription(t.getMessage());
     }
+    if (t instanceof LogRejectedException) {
+      return Status.FAILED_PRECONDITION.withDescription(t.getMessage());
+    }
     if (t instanceof StorageException || t instanceof LogClosedException || t instanceof LogUnavailableException) {
       return Status.UNAVAILABLE.withDescription(t.getMessage());
     }
@@ -67,6 +71,7 @@ final class GrpcErrors {
     return t instanceof com.google.protobuf.InvalidProtocolBufferException || t instanceof InvalidRequest
         || t instanceof GrpcServiceException || t instanceof StorageException || t instanceof LogClosedException
         || t instanceof LogUnavailableException || t instanceof LogOverloadedException
+        || t instanceof LogRejectedException
         || t instanceof TimeoutException || t instanceof StatusReply.ErrorMessage;
   }
 

@@ -39,6 +39,8 @@ public final class ProducerService implements Producer {
   private final ApiMetrics metrics = new ApiMetrics();
   private final Consumer<Set<String>> afterStore;
   private final PublishLimits limits;
+  /** Named in every store batch, so that replicas configured otherwise cannot store it under other keys. */
+  private final long bucketMs;
 
   /**
    * @param afterStore told the topics of every stored request; in a cluster it makes sure their
@@ -48,6 +50,7 @@ public final class ProducerService implements Producer {
       Consumer<Set<String>> afterStore) {
     this.settings = settings;
     this.limits = new PublishLimits(limits, state);
+    this.bucketMs = state.bucketMs();
     this.afterStore = afterStore;
     this.validator = new RequestValidator(settings);
     this.eventLog = eventLog;
@@ -78,7 +81,7 @@ public final class ProducerService implements Producer {
     AckLevel level;
     try {
       level = validator.ackLevel(request);
-      command = validator.publish(request, System.currentTimeMillis());
+      command = validator.publish(request, System.currentTimeMillis(), bucketMs);
       limits.check(request);
     } catch (InvalidRequest e) {
       return CompletableFuture.failedFuture(e);

@@ -85,7 +85,7 @@ final class RequestValidator {
   }
 
   /** Validates a whole publish request and turns it into one log command, or rejects it whole. */
-  LogCommand publish(PublishRequest request, long nowMs) {
+  LogCommand publish(PublishRequest request, long nowMs, long bucketMs) {
     int count = request.getMessagesCount();
     if (count == 0) {
       throw InvalidRequest.invalid("messages: must not be empty");
@@ -94,7 +94,7 @@ final class RequestValidator {
       throw InvalidRequest.tooLarge("messages: " + count + " messages, more than the limit of "
           + settings.maxBatchMessages() + " (futureq.api.max-batch-messages)");
     }
-    StoreBatch.Builder batch = StoreBatch.newBuilder().setEnqueuedMs(nowMs);
+    StoreBatch.Builder batch = StoreBatch.newBuilder().setEnqueuedMs(nowMs).setBucketMs(bucketMs);
     long bytes = 0;
     for (int i = 0; i < count; i++) {
       Message m = request.getMessages(i);

@@ -134,7 +134,8 @@ public final class Node implements AutoCloseable {
     LocalTopics localTopics = new LocalTopics();
     AppliedAnnouncer announcer = new AppliedAnnouncer(router, localTopics, clustered);
     RaftEventLog raftLog = clustered ? RaftEventLog.start(settings.raft(), store, stateMachine,
-        settings.storage().groupCommitMaxCommands(), announcer, logMetrics::recordCommit) : null;
+        settings.storage().groupCommitMaxCommands(), announcer, logMetrics::recordCommit,
+        cause -> replicaFailed(system, settings.cluster().nodeId(), cause)) : null;
     EventLog eventLog = clustered ? raftLog : new LocalEventLog(store, stateMachine, settings.storage().fsync(),
         settings.storage().groupCommitMaxCommands(), settings.storage().maxQueuedCommands(), announcer,
         logMetrics::recordCommit);
@@ -231,6 +232,24 @@ public final class Node implements AutoCloseable {
 
   public OrderedStore store() {
     return store;
+  }
+
+  /**
+   * Why the node shut down when its Raft replica could apply no more: a node that stayed up would
+   * keep hosting topics that never hear of a new message again.
+   */
+  public record ReplicaFailed(String cause) implements CoordinatedShutdown.Reason {}
+
+  private static void replicaFailed(ActorSystem<Void> system, String nodeId, Throwable cause) {
+    LOG.error("node {} shuts down: its Raft replica cannot apply the log ({}); its topics move to the other nodes. "
+        + "Fix the cause and start it again: it catches up from the log or a snapshot", nodeId, cause.getMessage());
+    CoordinatedShutdown.get(system).run(new ReplicaFailed(String.valueOf(cause.getMessage())));
+  }
+
+  /** Why the node shut down, if it did so on its own (not asked by a signal or {@link #close}). */
+  public java.util.Optional<ReplicaFailed> failure() {
+    return CoordinatedShutdown.get(system).getShutdownReason()
+        .filter(ReplicaFailed.class::isInstance).map(ReplicaFailed.class::cast);
   }
 
   /** Runs the graceful shutdown and waits for it. */

@@ -48,7 +48,8 @@ final class ServerCommand implements Callable<Integer> {
     }
     stopOnSignals(node);
     node.system().getWhenTerminated().toCompletableFuture().join();
-    return 0;
+    // A node that stopped because its replica failed exits with 1, so a supervisor restarts it.
+    return node.failure().isPresent() ? 1 : 0;
   }
 
   /**

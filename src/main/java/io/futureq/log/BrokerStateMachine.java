@@ -42,6 +42,7 @@ public final class BrokerStateMachine {
   private final OrderedStore store;
   private final long bucketMs;
   private final TopicBook book;
+  private final SharedBucketSize sharedBucket;
   private long appliedIndex;
   private long nextEventId;
 
@@ -53,6 +54,7 @@ public final class BrokerStateMachine {
     this.store = store;
     this.bucketMs = bucketMs;
     this.book = new TopicBook(store);
+    this.sharedBucket = new SharedBucketSize(bucketMs);
     long stored = readLong(BUCKET_MS, -1);
     if (stored == -1) {
       try (OrderedStore.Batch batch = store.newBatch()) {
@@ -80,6 +82,7 @@ public final class BrokerStateMachine {
           + "ms but this node uses " + bucketMs + "ms");
     }
     book.forget();
+    sharedBucket.forget();
     appliedIndex = readLong(APPLIED_INDEX, 0);
     nextEventId = readLong(NEXT_EVENT_ID, 1);
   }
@@ -144,12 +147,14 @@ public final class BrokerStateMachine {
       for (LogCommand command : commands) {
         results.add(apply.command(command));
       }
+      sharedBucket.verify(ctx, index);
       book.writeTouched(ctx);
       ctx.put(Space.META, APPLIED_INDEX, longBytes(index));
       ctx.put(Space.META, NEXT_EVENT_ID, longBytes(apply.nextEventId));
       return new Prepared(index, ctx, results, apply.nextEventId);
     } catch (RuntimeException | Error e) {
       book.dropTouched();
+      sharedBucket.abandoned();
       ctx.close();
       throw e;
     }
@@ -160,12 +165,14 @@ public final class BrokerStateMachine {
     appliedIndex = prepared.index;
     nextEventId = prepared.nextEventIdAfter;
     book.commitTouched();
+    sharedBucket.committed();
     prepared.close();
   }
 
   /** Forgets a prepared entry whose commit failed. */
   public void abandoned(Prepared prepared) {
     book.dropTouched();
+    sharedBucket.abandoned();
     prepared.close();
   }
 
@@ -210,6 +217,7 @@ public final class BrokerStateMachine {
     }
 
     private CommandResult.Stored store(StoreBatch batch) {
+      sharedBucket.admit(ctx, batch);
       List<StoredRef> refs = new ArrayList<>(batch.getMessagesCount());
       for (NewMessage m : batch.getMessagesList()) {
         refs.add(storeOne(m, batch.getEnqueuedMs()));

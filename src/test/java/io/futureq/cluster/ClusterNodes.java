@@ -101,6 +101,11 @@ final class ClusterNodes implements AutoCloseable {
     nodes[i] = Node.start(BrokerSettings.from(config(i)));
   }
 
+  /** Starts node {@code i} on its store wrapped by {@code wrapper} (to inject storage faults). */
+  void start(int i, java.util.function.UnaryOperator<io.futureq.storage.OrderedStore> wrapper) {
+    nodes[i] = Node.start(BrokerSettings.from(config(i)), wrapper);
+  }
+
   void startAll() {
     for (int i = 0; i < size; i++) {
       start(i);

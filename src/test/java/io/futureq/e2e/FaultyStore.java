@@ -14,6 +14,11 @@ public final class FaultyStore implements OrderedStore {
     this.delegate = delegate;
   }
 
+  /** From now on every commit fails with {@code why}, as on a full or broken disk. */
+  public void failCommits(String why) {
+    failure = why;
+  }
+
   @Override
   public Batch newBatch() {
     return delegate.newBatch();

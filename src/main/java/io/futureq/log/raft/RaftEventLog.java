@@ -65,18 +65,22 @@ public final class RaftEventLog implements EventLog {
    * @param stateMachine the only writer of {@code store}, opened on it
    * @param maxCommands most commands packed into one Raft entry
    * @param applyNanos told how long each applied entry took to prepare and write
+   * @param onFatal told, on Ratis's apply thread, when this replica can apply no more entries (its
+   *     store refuses writes, a snapshot cannot be installed, its settings disagree with the log);
+   *     Ratis then stops this server
    * @throws IllegalStateException if {@code store} has applied entries but the Raft storage is new:
    *     the two directories must be kept or wiped together
    * @throws UncheckedIOException if the server cannot start (address in use, storage locked or corrupt)
    */
   public static RaftEventLog start(RaftSettings settings, OrderedStore store, BrokerStateMachine stateMachine,
-      int maxCommands, AppliedListener listener, LongConsumer applyNanos) {
-    return start(settings, store, stateMachine, maxCommands, listener, applyNanos, properties -> { });
+      int maxCommands, AppliedListener listener, LongConsumer applyNanos, Consumer<Throwable> onFatal) {
+    return start(settings, store, stateMachine, maxCommands, listener, applyNanos, onFatal, properties -> { });
   }
 
   /** As above; {@code tuning} may change Ratis properties, so tests can reach states such as a crash's. */
   static RaftEventLog start(RaftSettings settings, OrderedStore store, BrokerStateMachine stateMachine,
-      int maxCommands, AppliedListener listener, LongConsumer applyNanos, Consumer<RaftProperties> tuning) {
+      int maxCommands, AppliedListener listener, LongConsumer applyNanos, Consumer<Throwable> onFatal,
+      Consumer<RaftProperties> tuning) {
     if (stateMachine.appliedIndex() > 0 && !Files.isDirectory(RaftServerFactory.groupDir(settings))) {
       throw new IllegalStateException("the store has applied log index " + stateMachine.appliedIndex()
           + " but the Raft storage " + RaftServerFactory.groupDir(settings) + " is new; a store written by the "
@@ -84,7 +88,7 @@ public final class RaftEventLog implements EventLog {
     }
     RaftProperties properties = RaftServerFactory.properties(settings);
     tuning.accept(properties);
-    RatisStateMachine ratis = new RatisStateMachine(store, stateMachine, listener, applyNanos);
+    RatisStateMachine ratis = new RatisStateMachine(store, stateMachine, listener, applyNanos, onFatal);
     RaftServer server = null;
     try {
       server = RaftServerFactory.server(settings, properties, ratis);

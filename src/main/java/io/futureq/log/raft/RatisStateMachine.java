@@ -15,6 +15,7 @@ import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
@@ -54,6 +55,7 @@ final class RatisStateMachine extends BaseStateMachine {
   private final BrokerStateMachine machine;
   private final AppliedListener listener;
   private final LongConsumer applyNanos;
+  private final Consumer<Throwable> onFatal;
   private final CheckpointStorage storage = new CheckpointStorage();
   private volatile long appliedIndex;
   private final AppliedWaiters waiters = new AppliedWaiters(() -> appliedIndex);
@@ -64,12 +66,14 @@ final class RatisStateMachine extends BaseStateMachine {
    */
   private TermIndex storeTermIndex;
 
+  /** @param onFatal told when this replica can apply no more (Ratis then stops its server) */
   RatisStateMachine(OrderedStore store, BrokerStateMachine machine, AppliedListener listener,
-      LongConsumer applyNanos) {
+      LongConsumer applyNanos, Consumer<Throwable> onFatal) {
     this.store = store;
     this.machine = machine;
     this.listener = listener;
     this.applyNanos = applyNanos;
+    this.onFatal = onFatal;
     this.appliedIndex = machine.appliedIndex();
   }
 
@@ -110,7 +114,13 @@ final class RatisStateMachine extends BaseStateMachine {
   @Override
   public synchronized void reinitialize() throws IOException {
     storage.rescan();
-    load();
+    try {
+      load();
+    } catch (IOException e) {
+      throw fatal("installing the leader's snapshot", e);
+    } catch (RuntimeException e) {
+      throw fatal("installing the leader's snapshot", e);
+    }
     if (getLifeCycleState() == LifeCycle.State.PAUSED) {
       getLifeCycle().transition(LifeCycle.State.STARTING);
       getLifeCycle().transition(LifeCycle.State.RUNNING);
@@ -173,12 +183,14 @@ final class RatisStateMachine extends BaseStateMachine {
       updateLastAppliedTermIndex(termIndex);
       return CompletableFuture.failedFuture(new IllegalArgumentException("log entry " + index + " of term "
           + termIndex.getTerm() + " was rejected: " + e.getMessage(), e));
+    } catch (RuntimeException e) {
+      throw fatal("applying log entry " + index, e);
     }
     try {
       store.commit(prepared.batch(), false);
     } catch (RuntimeException e) {
       machine.abandoned(prepared);
-      throw e;
+      throw fatal("writing log entry " + index, e);
     }
     List<CommandResult> results = prepared.results();
     machine.committed(prepared);
@@ -192,6 +204,21 @@ final class RatisStateMachine extends BaseStateMachine {
     }
     return CompletableFuture.completedFuture(
         Message.valueOf(UnsafeByteOperations.unsafeWrap(CommandResultCodec.encode(results).toByteArray())));
+  }
+
+  /**
+   * This replica cannot go on (its store refuses writes, or it disagrees with the log): the caller
+   * rethrows, so Ratis stops this server rather than let the replica diverge, and the node is told,
+   * so it stops hosting topics that would never hear of new messages again.
+   */
+  private <E extends Exception> E fatal(String what, E cause) {
+    LOG.error("this replica failed {}: {}", what, cause.getMessage(), cause);
+    try {
+      onFatal.accept(cause);
+    } catch (RuntimeException e) {
+      cause.addSuppressed(e);
+    }
+    return cause;
   }
 
   /** As in {@code LocalEventLog}: the entry is applied whatever the listener does; its failure must not stop Raft. */

@@ -4,6 +4,7 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import io.futureq.log.CommandResult;
 import io.futureq.log.CommandResultCodec;
 import io.futureq.log.LogClosedException;
+import io.futureq.log.LogRejectedException;
 import io.futureq.log.LogUnavailableException;
 import io.futureq.log.proto.ApplyResults;
 import java.time.Duration;
@@ -70,7 +71,7 @@ final class Replies {
       return new LogClosedException();
     }
     if (cause instanceof StateMachineException) {
-      return new IllegalStateException("the replicas rejected a Raft entry of " + commands + " commands: "
+      return new LogRejectedException("the replicas rejected a Raft entry of " + commands + " commands: "
           + cause.getMessage(), cause);
     }
     return new LogUnavailableException("no Raft leader committed an entry of " + commands + " commands within "

@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
 import org.apache.ratis.conf.RaftProperties;
@@ -36,6 +37,8 @@ final class RaftNode implements AutoCloseable {
   private final List<Long> announcedIndexes = Collections.synchronizedList(new ArrayList<>());
   /** The applied indexes of the store replacements (snapshot installs) the listener was told of. */
   private final List<Long> replacements = Collections.synchronizedList(new ArrayList<>());
+  /** What stopped this replica from applying, once something did. */
+  private final AtomicReference<Throwable> fatal = new AtomicReference<>();
   private RocksStore store;
   private RaftEventLog log;
   private Consumer<RaftProperties> tuning = properties -> { };
@@ -68,7 +71,7 @@ final class RaftNode implements AutoCloseable {
           replacements.add(appliedIndex);
         }
       };
-      log = RaftEventLog.start(settings, store, machine, 256, listener, nanos -> { }, tuning);
+      log = RaftEventLog.start(settings, store, machine, 256, listener, nanos -> { }, fatal::set, tuning);
     } catch (RuntimeException e) {
       store.close();
       throw e;
@@ -134,6 +137,10 @@ final class RaftNode implements AutoCloseable {
     synchronized (announcedEventIds) {
       return List.copyOf(announcedEventIds);
     }
+  }
+
+  Throwable fatal() {
+    return fatal.get();
   }
 
   List<Long> replacements() {
