@@ -15,6 +15,7 @@ import io.futureq.group.PreciseWakeTimer;
 import io.futureq.log.BrokerStateMachine;
 import io.futureq.log.EventLog;
 import io.futureq.log.LocalEventLog;
+import io.futureq.log.WriteQueueLimit;
 import io.futureq.log.raft.RaftEventLog;
 import io.futureq.log.proto.TopicMeta;
 import io.futureq.metrics.LogMetrics;
@@ -133,11 +134,13 @@ public final class Node implements AutoCloseable {
     LogMetrics logMetrics = new LogMetrics();
     LocalTopics localTopics = new LocalTopics();
     AppliedAnnouncer announcer = new AppliedAnnouncer(router, localTopics, clustered);
+    WriteQueueLimit writeLimit = new WriteQueueLimit(settings.storage().maxQueuedCommands(),
+        settings.storage().maxQueuedBytes());
     RaftEventLog raftLog = clustered ? RaftEventLog.start(settings.raft(), store, stateMachine,
-        settings.storage().groupCommitMaxCommands(), announcer, logMetrics::recordCommit,
+        settings.storage().groupCommitMaxCommands(), writeLimit, announcer, logMetrics::recordCommit,
         cause -> replicaFailed(system, settings.cluster().nodeId(), cause)) : null;
     EventLog eventLog = clustered ? raftLog : new LocalEventLog(store, stateMachine, settings.storage().fsync(),
-        settings.storage().groupCommitMaxCommands(), settings.storage().maxQueuedCommands(), announcer,
+        settings.storage().groupCommitMaxCommands(), writeLimit, announcer,
         logMetrics::recordCommit);
     JournalBackend.get(system).bind(eventLog, store);
     Executor storageExecutor =

@@ -19,9 +19,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class LocalEventLog implements EventLog {
   private static final Logger LOG = LoggerFactory.getLogger(LocalEventLog.class);
-  private record Pending(LogCommand command, CompletableFuture<CommandResult> result) {}
+  private record Pending(LogCommand command, CompletableFuture<CommandResult> result, int bytes) {}
 
-  private static final Pending STOP = new Pending(null, null);
+  private static final Pending STOP = new Pending(null, null, 0);
 
   private final OrderedStore store;
   private final BrokerStateMachine stateMachine;
@@ -29,7 +29,7 @@ public final class LocalEventLog implements EventLog {
   private final LongConsumer commitNanos;
   private final boolean fsync;
   private final int maxCommands;
-  private final int maxQueued;
+  private final WriteQueueLimit limit;
   private final LinkedBlockingQueue<Pending> queue = new LinkedBlockingQueue<>();
   private final Thread committer;
   private volatile boolean closed;
@@ -38,17 +38,17 @@ public final class LocalEventLog implements EventLog {
 
   /**
    * @param maxCommands most commands written in one group commit
-   * @param maxQueued most commands waiting for a commit; appends beyond fail with {@link LogOverloadedException}
+   * @param limit what may wait for a commit; appends beyond fail with {@link LogOverloadedException}
    */
   public LocalEventLog(OrderedStore store, BrokerStateMachine stateMachine, boolean fsync, int maxCommands,
-      int maxQueued, AppliedListener listener, LongConsumer commitNanos) {
+      WriteQueueLimit limit, AppliedListener listener, LongConsumer commitNanos) {
     this.store = store;
     this.stateMachine = stateMachine;
     this.listener = listener;
     this.commitNanos = commitNanos;
     this.fsync = fsync;
     this.maxCommands = maxCommands;
-    this.maxQueued = maxQueued;
+    this.limit = limit;
     this.appliedIndex = stateMachine.appliedIndex();
     this.committer = new Thread(this::run, "futureq-group-commit");
     committer.setDaemon(true);
@@ -62,11 +62,14 @@ public final class LocalEventLog implements EventLog {
       result.completeExceptionally(new LogClosedException());
       return result;
     }
-    if (queue.size() >= maxQueued) {
-      result.completeExceptionally(new LogOverloadedException(queue.size()));
+    int bytes = command.getSerializedSize();
+    try {
+      limit.reserve(bytes);
+    } catch (LogOverloadedException e) {
+      result.completeExceptionally(e);
       return result;
     }
-    queue.add(new Pending(command, result));
+    queue.add(new Pending(command, result, bytes));
     return result;
   }
 
@@ -110,7 +113,11 @@ public final class LocalEventLog implements EventLog {
         group.remove(STOP);
       }
       if (!group.isEmpty()) {
-        commit(group);
+        try {
+          commit(group);
+        } finally {
+          group.forEach(p -> limit.release(p.bytes()));
+        }
       }
       group.clear();
     }

@@ -49,7 +49,7 @@ public final class TestLog implements AutoCloseable {
     store = RocksStore.open(dir, StorageSettings.defaults(dir));
     OrderedStore wrapped = wrapper.apply(store);
     stateMachine = new BrokerStateMachine(wrapped, bucketMs);
-    log = new LocalEventLog(wrapped, stateMachine, true, 1024, 100_000, (index, result) -> {
+    log = new LocalEventLog(wrapped, stateMachine, true, 1024, new WriteQueueLimit(100_000, 1L << 30), (index, result) -> {
       indexes.put(result, index);
       appliedIndexes.add(index);
     }, nanos -> { });

@@ -2,6 +2,8 @@ package io.futureq.log.raft;
 
 import io.futureq.log.CommandResult;
 import io.futureq.log.LogClosedException;
+import io.futureq.log.LogOverloadedException;
+import io.futureq.log.WriteQueueLimit;
 import io.futureq.log.proto.LogCommand;
 import io.futureq.log.proto.LogEntry;
 import java.io.IOException;
@@ -14,6 +16,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.protocol.Message;
@@ -28,15 +31,22 @@ import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
  *
  * <p>After a failed submission Ratis fails every later request of the same client, so the client is
  * replaced; the new one is used only once the old one has nothing in flight, which keeps the order.
+ *
+ * <p>Back-pressure: what waits in the queue is bounded by a {@link WriteQueueLimit} (commands and
+ * bytes); beyond it appends fail at once. An append whose caller was already told it failed (it
+ * waited past twice the request timeout, as without a quorum) is dropped instead of submitted, so a
+ * publish reported failed is not applied minutes later when a leader is back.
  */
 final class EntryCommitter {
-  private record Pending(LogCommand command, CompletableFuture<CommandResult> result, int bytes) {}
+  private record Pending(LogCommand command, CompletableFuture<CommandResult> result, int bytes,
+      AtomicBoolean counted) {}
 
-  private static final Pending STOP = new Pending(null, null, 0);
+  private static final Pending STOP = new Pending(null, null, 0, new AtomicBoolean());
   /** Protobuf framing of one command inside the entry: tag and length. */
   private static final int COMMAND_FRAMING = 8;
 
   private final Supplier<RaftClient> newClient;
+  private final WriteQueueLimit limit;
   private final int maxCommands;
   private final long maxEntryBytes;
   private final int maxOutstanding;
@@ -51,8 +61,9 @@ final class EntryCommitter {
   private Pending carried;
 
   EntryCommitter(Supplier<RaftClient> newClient, int maxCommands, long maxEntryBytes, int maxOutstanding,
-      Duration timeout) {
+      Duration timeout, WriteQueueLimit limit) {
     this.newClient = newClient;
+    this.limit = limit;
     this.maxCommands = maxCommands;
     this.maxEntryBytes = maxEntryBytes;
     this.maxOutstanding = maxOutstanding;
@@ -75,9 +86,18 @@ final class EntryCommitter {
       result.completeExceptionally(new IllegalArgumentException("a log command of " + bytes
           + " bytes exceeds futureq.raft.max-entry-size (" + maxEntryBytes + " bytes)"));
     } else {
+      try {
+        limit.reserve(bytes);
+      } catch (LogOverloadedException e) {
+        result.completeExceptionally(e);
+        return result;
+      }
+      Pending pending = new Pending(command, result, bytes, new AtomicBoolean(true));
+      // Answered before it was submitted (timed out, or its caller gave up): it counts no more.
+      result.whenComplete((r, failure) -> uncount(pending));
       // A backstop: the client gives up at the timeout, but a reply lost in a dying server must not hang callers.
       result.orTimeout(timeout.multipliedBy(2).toMillis(), TimeUnit.MILLISECONDS);
-      queue.add(new Pending(command, result, bytes));
+      queue.add(pending);
     }
     return result;
   }
@@ -122,7 +142,14 @@ final class EntryCommitter {
         if (first == null) {
           return;
         }
+        if (dropIfAnswered(first)) {
+          continue;
+        }
         outstanding.acquire();
+        if (dropIfAnswered(first)) { // it may have timed out while all pipeline slots were busy
+          outstanding.release();
+          continue;
+        }
       } catch (InterruptedException e) {
         return;
       }
@@ -146,6 +173,9 @@ final class EntryCommitter {
         stop = true;
         continue;
       }
+      if (dropIfAnswered(next)) {
+        continue;
+      }
       if (bytes + next.bytes() > maxEntryBytes) {
         carried = next;
         break;
@@ -156,7 +186,20 @@ final class EntryCommitter {
     return stop;
   }
 
+  /** An append whose caller was already answered (it timed out waiting) leaves the queue unsubmitted. */
+  private boolean dropIfAnswered(Pending pending) {
+    return pending.result().isDone();
+  }
+
+  /** The append leaves the queue's count once: when submitted, or when answered before that. */
+  private void uncount(Pending pending) {
+    if (pending.counted().compareAndSet(true, false)) {
+      limit.release(pending.bytes());
+    }
+  }
+
   private void submit(List<Pending> group) {
+    group.forEach(this::uncount);
     LogEntry.Builder entry = LogEntry.newBuilder();
     group.forEach(p -> entry.addCommands(p.command()));
     CompletableFuture<RaftClientReply> reply;

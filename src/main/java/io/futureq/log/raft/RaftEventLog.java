@@ -4,6 +4,7 @@ import io.futureq.config.RaftSettings;
 import io.futureq.log.BrokerStateMachine;
 import io.futureq.log.CommandResult;
 import io.futureq.log.EventLog;
+import io.futureq.log.WriteQueueLimit;
 import io.futureq.log.proto.LogCommand;
 import io.futureq.storage.OrderedStore;
 import java.io.IOException;
@@ -64,6 +65,7 @@ public final class RaftEventLog implements EventLog {
    *
    * @param stateMachine the only writer of {@code store}, opened on it
    * @param maxCommands most commands packed into one Raft entry
+   * @param limit what may wait to be submitted; appends beyond fail with {@link io.futureq.log.LogOverloadedException}
    * @param applyNanos told how long each applied entry took to prepare and write
    * @param onFatal told, on Ratis's apply thread, when this replica can apply no more entries (its
    *     store refuses writes, a snapshot cannot be installed, its settings disagree with the log);
@@ -73,14 +75,15 @@ public final class RaftEventLog implements EventLog {
    * @throws UncheckedIOException if the server cannot start (address in use, storage locked or corrupt)
    */
   public static RaftEventLog start(RaftSettings settings, OrderedStore store, BrokerStateMachine stateMachine,
-      int maxCommands, AppliedListener listener, LongConsumer applyNanos, Consumer<Throwable> onFatal) {
-    return start(settings, store, stateMachine, maxCommands, listener, applyNanos, onFatal, properties -> { });
+      int maxCommands, WriteQueueLimit limit, AppliedListener listener, LongConsumer applyNanos,
+      Consumer<Throwable> onFatal) {
+    return start(settings, store, stateMachine, maxCommands, limit, listener, applyNanos, onFatal, properties -> { });
   }
 
   /** As above; {@code tuning} may change Ratis properties, so tests can reach states such as a crash's. */
   static RaftEventLog start(RaftSettings settings, OrderedStore store, BrokerStateMachine stateMachine,
-      int maxCommands, AppliedListener listener, LongConsumer applyNanos, Consumer<Throwable> onFatal,
-      Consumer<RaftProperties> tuning) {
+      int maxCommands, WriteQueueLimit limit, AppliedListener listener, LongConsumer applyNanos,
+      Consumer<Throwable> onFatal, Consumer<RaftProperties> tuning) {
     if (stateMachine.appliedIndex() > 0 && !Files.isDirectory(RaftServerFactory.groupDir(settings))) {
       throw new IllegalStateException("the store has applied log index " + stateMachine.appliedIndex()
           + " but the Raft storage " + RaftServerFactory.groupDir(settings) + " is new; a store written by the "
@@ -96,7 +99,7 @@ public final class RaftEventLog implements EventLog {
       RaftServer started = server;
       Supplier<RaftGroup> group = () -> RaftServerFactory.currentGroup(started, settings);
       EntryCommitter committer = new EntryCommitter(() -> RaftServerFactory.client(settings, properties, group.get()),
-          maxCommands, settings.maxEntryBytes(), settings.maxOutstandingEntries(), settings.requestTimeout());
+          maxCommands, settings.maxEntryBytes(), settings.maxOutstandingEntries(), settings.requestTimeout(), limit);
       return new RaftEventLog(settings, server, ratis, committer,
           new Membership(server, group, properties, settings.requestTimeout()));
     } catch (IOException | RuntimeException e) {

@@ -11,6 +11,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.futureq.log.CommandResult;
 import io.futureq.log.LogClosedException;
+import io.futureq.log.LogOverloadedException;
+import io.futureq.log.WriteQueueLimit;
 import io.futureq.log.proto.LogCommand;
 import io.futureq.log.proto.LogEntry;
 import com.google.protobuf.UnknownFieldSet;
@@ -23,6 +25,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.time.Duration;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
@@ -198,6 +201,53 @@ class RaftEventLogTest {
     assertTrue(oversized instanceof IllegalArgumentException, String.valueOf(oversized));
     assertTrue(oversized.getMessage().contains("exceeds futureq.raft.max-entry-size"), oversized.getMessage());
     assertTrue(late instanceof LogClosedException, String.valueOf(late));
+  }
+
+  /**
+   * Without a quorum, appends wait: at most the queue limit of them (then RESOURCE_EXHAUSTED at once),
+   * and one whose caller is gone by the time it would be submitted is dropped rather than applied
+   * once a leader is back (issue 9 #5: they were all committed later, and the queue had no bound).
+   */
+  @Test
+  void withoutQuorumAppendsAreBoundedAndThoseWhoseCallerIsGoneAreNeverApplied() throws Exception {
+    cluster = RaftCluster.start(dir, 3, NO_SNAPSHOTS, SEGMENT_BYTES, Duration.ofSeconds(8));
+    RaftNode node = cluster.node(0);
+    cluster.node(1).stop();
+    cluster.node(2).stop();
+    WriteQueueLimit limit = new WriteQueueLimit(4, 1L << 30);
+    node.stop();
+    node.limitQueue(limit);
+    node.start();
+    // Fill the pipeline: each append is submitted at once until every outstanding slot waits for a leader.
+    int submitted = 0;
+    while (true) {
+      node.log().append(store(message(TOPIC, "submitted-" + submitted++, 0)));
+      Thread.sleep(100);
+      if (limit.queuedCommands() > 0) {
+        break; // this one waits in the queue: the committer is blocked
+      }
+      assertTrue(submitted < 100, "the committer never blocked");
+    }
+    List<CompletableFuture<CommandResult>> queued = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      queued.add(node.log().append(store(message(TOPIC, "queued-" + i, 0))).toCompletableFuture());
+    }
+    assertEquals(4, limit.queuedCommands());
+    Throwable overloaded = failure(node.log(), store(message(TOPIC, "refused", 0)));
+    assertTrue(overloaded instanceof LogOverloadedException, String.valueOf(overloaded));
+    queued.forEach(f -> f.cancel(false)); // their callers are gone
+
+    cluster.node(1).start();
+    cluster.node(2).start();
+    cluster.awaitConverged();
+    RaftCluster.append(node, store(message(TOPIC, "after", 0)));
+    cluster.awaitConverged();
+    List<String> applied = node.messagesOf(TOPIC).stream().map(m -> m.getPayload().toStringUtf8()).toList();
+    assertTrue(applied.contains("after"), String.valueOf(applied));
+    assertTrue(applied.stream().noneMatch(p -> p.startsWith("queued-") || p.equals("refused")),
+        "appends answered before they were submitted must not be applied: " + applied);
+    assertEquals(0, limit.queuedCommands());
+    assertEquals(0, limit.queuedBytes());
   }
 
   private static Throwable failure(RaftEventLog log, LogCommand command) {

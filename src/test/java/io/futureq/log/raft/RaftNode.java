@@ -6,6 +6,7 @@ import io.futureq.config.StorageSettings;
 import io.futureq.log.BrokerStateMachine;
 import io.futureq.log.CommandResult;
 import io.futureq.log.EventLog;
+import io.futureq.log.WriteQueueLimit;
 import io.futureq.log.proto.StoredMessage;
 import io.futureq.log.proto.TopicMeta;
 import io.futureq.storage.OrderedStore;
@@ -42,6 +43,7 @@ final class RaftNode implements AutoCloseable {
   private RocksStore store;
   private RaftEventLog log;
   private Consumer<RaftProperties> tuning = properties -> { };
+  private WriteQueueLimit limit = new WriteQueueLimit(100_000, 1L << 30);
 
   RaftNode(Path dir, RaftSettings settings) {
     this.dir = dir;
@@ -71,7 +73,7 @@ final class RaftNode implements AutoCloseable {
           replacements.add(appliedIndex);
         }
       };
-      log = RaftEventLog.start(settings, store, machine, 256, listener, nanos -> { }, fatal::set, tuning);
+      log = RaftEventLog.start(settings, store, machine, 256, limit, listener, nanos -> { }, fatal::set, tuning);
     } catch (RuntimeException e) {
       store.close();
       throw e;
@@ -84,6 +86,11 @@ final class RaftNode implements AutoCloseable {
    */
   void noSnapshotOnStop() {
     tuning = properties -> RaftServerConfigKeys.Snapshot.setTriggerWhenStopEnabled(properties, false);
+  }
+
+  /** From the next start on, at most this much waits to be submitted. */
+  void limitQueue(WriteQueueLimit limit) {
+    this.limit = limit;
   }
 
   boolean running() {
