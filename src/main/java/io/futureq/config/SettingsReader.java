@@ -19,6 +19,11 @@ final class SettingsReader {
     return problems;
   }
 
+  /** A problem a caller found in a value it read. */
+  void problem(String message) {
+    problems.add(message);
+  }
+
   String string(String key) {
     try {
       return config.getString(key);

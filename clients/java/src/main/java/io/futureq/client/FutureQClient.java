@@ -8,27 +8,38 @@ import io.futureq.api.grpc.GetClusterInfoRequest;
 import io.futureq.api.grpc.GetTopicStatsRequest;
 import io.futureq.api.grpc.ListTopicsRequest;
 import io.futureq.api.grpc.ListTopicsResponse;
+import io.futureq.api.grpc.Member;
 import io.futureq.api.grpc.RaftInfo;
 import io.futureq.api.grpc.RemoveRaftPeerRequest;
 import io.futureq.api.grpc.TopicStats;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
+import io.grpc.MethodDescriptor;
+import io.grpc.Status;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Connects to one or more FutureQ brokers and hands out producers, consumers and admin calls.
- * Connections rotate through the targets when one becomes unavailable. Built on plain grpc-java (no
- * actor system): one channel per target. Plaintext for now; TLS will be an option of the builder.
- * Close it to release its threads.
+ * Connects to one or more FutureQ brokers and hands out producers, consumers and admin calls. Given
+ * one address of a cluster, it learns the other members from {@code Admin.GetClusterInfo} (at start and
+ * every {@link Builder#discoveryInterval}) and fails over to them: a lost stream reconnects to the
+ * next known broker, and a call that finds its broker unavailable is tried on the next. Built on plain
+ * grpc-java (no actor system): one channel per broker. Plaintext for now; TLS will be an option of the
+ * builder. Close it to release its threads.
  *
  * <pre>{@code
  * try (FutureQClient client = FutureQClient.builder().target("127.0.0.1:8443").build()) {
@@ -38,59 +49,84 @@ import java.util.concurrent.atomic.AtomicInteger;
  * }</pre>
  */
 public final class FutureQClient implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(FutureQClient.class);
   /**
    * The largest response message accepted: a delivery frame is closed at 256 KiB of payloads, so
    * this leaves room for one delivery of the largest payload a broker may be configured to take.
    */
   static final int MAX_INBOUND_MESSAGE_BYTES = 64 << 20;
 
-  private final List<String> targets;
-  private final ManagedChannel[] channels;
+  private final List<String> seeds;
   private final Duration requestTimeout;
+  /** Seeds first, then the members the last discovery found; replaced whole, never edited. */
+  private volatile List<String> targets;
+  private final Map<String, ManagedChannel> channels = new HashMap<>();
   private final AtomicInteger nextTarget = new AtomicInteger();
-  private final List<AutoCloseable> handles = new ArrayList<>();
+  private final Set<AutoCloseable> handles = new LinkedHashSet<>();
   private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
     Thread t = new Thread(r, "futureq-client-timer");
     t.setDaemon(true);
     return t;
   });
+  private boolean closed;
 
-  private FutureQClient(List<String> targets, Duration requestTimeout) {
-    this.targets = List.copyOf(targets);
-    this.channels = new ManagedChannel[targets.size()];
-    this.requestTimeout = requestTimeout;
+  private FutureQClient(Builder builder) {
+    this.seeds = List.copyOf(builder.targets);
+    this.targets = seeds;
+    this.requestTimeout = builder.requestTimeout;
+    if (!builder.discoveryInterval.isZero()) {
+      timer.scheduleWithFixedDelay(this::discover, 0, builder.discoveryInterval.toMillis(), TimeUnit.MILLISECONDS);
+    }
   }
 
   public static Builder builder() {
     return new Builder();
   }
 
-  /** A producer publishing on its own pipelined stream. */
+  /** A producer publishing on its own pipelined stream. Close it to let go of it. */
   public synchronized FutureQProducer producer(ProducerOptions options) {
     FutureQProducer producer = new FutureQProducer(this, options);
     handles.add(producer);
     return producer;
   }
 
-  /** Subscribes {@code handler} to {@code topic}; {@code group} "" subscribes as a universal consumer. */
+  /**
+   * Subscribes {@code handler} to {@code topic}; {@code group} "" subscribes as a universal consumer.
+   * Close the consumer to let go of it.
+   */
   public synchronized FutureQConsumer subscribe(String topic, String group, MessageHandler handler,
       ConsumerOptions options) {
-    FutureQConsumer consumer = new FutureQConsumer(this, topic, group, handler, options);
+    FutureQConsumer consumer = new FutureQConsumer(this, topic, group, java.util.Objects.requireNonNull(handler,
+        "handler"), options);
     handles.add(consumer);
     return consumer;
   }
 
+  /**
+   * Subscribes without a handler: the application pulls deliveries with {@link FutureQConsumer#receive}
+   * and acks or nacks each ({@link ConsumerOptions#autoAck()} and {@code handlerThreads} do not apply).
+   */
+  public synchronized FutureQConsumer subscribe(String topic, String group, ConsumerOptions options) {
+    FutureQConsumer consumer = new FutureQConsumer(this, topic, group, null, options);
+    handles.add(consumer);
+    return consumer;
+  }
+
+  /** The brokers this client connects to: its targets, then the cluster members it learned of. */
+  public List<String> targets() {
+    return targets;
+  }
+
   public CompletableFuture<ListTopicsResponse> listTopics() {
-    return Rpc.unary(nextChannel(), Rpc.LIST_TOPICS, ListTopicsRequest.getDefaultInstance(), requestTimeout);
+    return unary(Rpc.LIST_TOPICS, ListTopicsRequest.getDefaultInstance());
   }
 
   public CompletableFuture<TopicStats> topicStats(String topic) {
-    return Rpc.unary(nextChannel(), Rpc.TOPIC_STATS, GetTopicStatsRequest.newBuilder().setTopic(topic).build(),
-        requestTimeout);
+    return unary(Rpc.TOPIC_STATS, GetTopicStatsRequest.newBuilder().setTopic(topic).build());
   }
 
   public CompletableFuture<ClusterInfo> clusterInfo() {
-    return Rpc.unary(nextChannel(), Rpc.CLUSTER_INFO, GetClusterInfoRequest.getDefaultInstance(), requestTimeout);
+    return unary(Rpc.CLUSTER_INFO, GetClusterInfoRequest.getDefaultInstance());
   }
 
   /**
@@ -108,19 +144,60 @@ public final class FutureQClient implements AutoCloseable {
   }
 
   CompletableFuture<CancelResponse> cancel(CancelRequest request) {
-    return Rpc.unary(nextChannel(), Rpc.CANCEL, request, requestTimeout);
+    return unary(Rpc.CANCEL, request);
   }
 
   /** Clustered mode: adds a node to the Raft group (a listener first, then a voter). */
   public CompletableFuture<RaftInfo> addRaftPeer(String nodeId, String raftAddress) {
-    return Rpc.unary(nextChannel(), Rpc.ADD_RAFT_PEER, AddRaftPeerRequest.newBuilder().setNodeId(nodeId)
-        .setRaftAddress(raftAddress).build(), requestTimeout);
+    return unary(Rpc.ADD_RAFT_PEER, AddRaftPeerRequest.newBuilder().setNodeId(nodeId).setRaftAddress(raftAddress)
+        .build());
   }
 
   /** Clustered mode: removes a node from the Raft group. */
   public CompletableFuture<RaftInfo> removeRaftPeer(String nodeId) {
-    return Rpc.unary(nextChannel(), Rpc.REMOVE_RAFT_PEER, RemoveRaftPeerRequest.newBuilder().setNodeId(nodeId)
-        .build(), requestTimeout);
+    return unary(Rpc.REMOVE_RAFT_PEER, RemoveRaftPeerRequest.newBuilder().setNodeId(nodeId).build());
+  }
+
+  /** A unary call on the next broker; UNAVAILABLE moves it on to the next, once per known broker. */
+  private <Q, R> CompletableFuture<R> unary(MethodDescriptor<Q, R> method, Q request) {
+    return unary(method, request, targets.size());
+  }
+
+  private <Q, R> CompletableFuture<R> unary(MethodDescriptor<Q, R> method, Q request, int triesLeft) {
+    return Rpc.unary(nextChannel(), method, request, requestTimeout).handle((response, failure) -> {
+      if (failure == null) {
+        return CompletableFuture.completedFuture(response);
+      }
+      FutureQException error = FutureQException.from(failure);
+      if (error.code() == Status.Code.UNAVAILABLE && triesLeft > 1) {
+        return unary(method, request, triesLeft - 1);
+      }
+      return CompletableFuture.<R>failedFuture(error);
+    }).thenCompose(f -> f);
+  }
+
+  /** Learns the cluster's members from one broker; the next round asks the next broker. */
+  private void discover() {
+    Rpc.unary(nextChannel(), Rpc.CLUSTER_INFO, GetClusterInfoRequest.getDefaultInstance(), requestTimeout)
+        .whenComplete((info, failure) -> {
+          if (failure != null) {
+            LOG.debug("cluster discovery: {}", failure.toString());
+            return;
+          }
+          Set<String> known = new LinkedHashSet<>(seeds);
+          for (Member m : info.getMembersList()) {
+            if (dialable(m.getGrpcAddress())) {
+              known.add(m.getGrpcAddress());
+            }
+          }
+          targets = List.copyOf(known);
+        });
+  }
+
+  /** Brokers before the advertised-address setting named their bind address, e.g. 0.0.0.0:8443. */
+  private static boolean dialable(String hostPort) {
+    return !hostPort.isEmpty() && !hostPort.startsWith("0.0.0.0:") && !hostPort.startsWith("[::]:")
+        && !hostPort.startsWith(":::");
   }
 
   Duration requestTimeout() {
@@ -131,14 +208,17 @@ public final class FutureQClient implements AutoCloseable {
     return timer;
   }
 
-  /** The connection to the next target in rotation (one channel per target, opened on first use). */
+  /** Producers and consumers not yet closed. */
+  synchronized int openHandles() {
+    return handles.size();
+  }
+
+  /** The connection to the next broker in rotation (one channel per broker, opened on first use). */
   synchronized ManagedChannel nextChannel() {
-    int i = Math.floorMod(nextTarget.getAndIncrement(), targets.size());
-    if (channels[i] == null) {
-      channels[i] = Grpc.newChannelBuilder(targets.get(i), InsecureChannelCredentials.create())
-          .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES).build();
-    }
-    return channels[i];
+    List<String> known = targets;
+    String target = known.get(Math.floorMod(nextTarget.getAndIncrement(), known.size()));
+    return channels.computeIfAbsent(target, t -> Grpc.newChannelBuilder(t, InsecureChannelCredentials.create())
+        .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES).build());
   }
 
   synchronized void forget(AutoCloseable handle) {
@@ -149,6 +229,10 @@ public final class FutureQClient implements AutoCloseable {
   public void close() {
     List<AutoCloseable> open;
     synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
       open = new ArrayList<>(handles);
     }
     for (AutoCloseable handle : open) {
@@ -158,16 +242,13 @@ public final class FutureQClient implements AutoCloseable {
         // closing the rest matters more than one handle's failure to close
       }
     }
+    timer.shutdownNow();
     synchronized (this) {
       // Streams just half-closed get a moment to end cleanly (their last acks are on the way).
-      for (ManagedChannel channel : channels) {
-        if (channel != null) {
-          channel.shutdown();
-        }
-      }
-      for (ManagedChannel channel : channels) {
+      channels.values().forEach(ManagedChannel::shutdown);
+      for (ManagedChannel channel : channels.values()) {
         try {
-          if (channel != null && !channel.awaitTermination(2, TimeUnit.SECONDS)) {
+          if (!channel.awaitTermination(2, TimeUnit.SECONDS)) {
             channel.shutdownNow();
           }
         } catch (InterruptedException e) {
@@ -176,22 +257,27 @@ public final class FutureQClient implements AutoCloseable {
         }
       }
     }
-    timer.shutdownNow();
   }
 
   /** Configures a {@link FutureQClient}. */
   public static final class Builder {
     private final List<String> targets = new ArrayList<>();
     private Duration requestTimeout = Duration.ofSeconds(30);
+    private Duration discoveryInterval = Duration.ofSeconds(30);
 
-    /** Adds a broker as {@code host:port}; give several to fail over between them. */
+    /** Adds a broker as {@code host:port}; one member of a cluster is enough, several guard the start. */
     public Builder target(String hostPort) {
       Objects.requireNonNull(hostPort, "hostPort");
       int colon = hostPort.lastIndexOf(':');
       if (colon <= 0 || colon == hostPort.length() - 1) {
         throw new IllegalArgumentException("target must be HOST:PORT, got '" + hostPort + "'");
       }
-      int port = Integer.parseInt(hostPort.substring(colon + 1));
+      int port;
+      try {
+        port = Integer.parseInt(hostPort.substring(colon + 1));
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException("target port must be a number, got '" + hostPort + "'");
+      }
       if (port < 1 || port > 65535) {
         throw new IllegalArgumentException("target port must be 1-65535, got " + port);
       }
@@ -199,8 +285,22 @@ public final class FutureQClient implements AutoCloseable {
       return this;
     }
 
+    /** Longest a unary call (admin, cancel) may take; default 30 s. */
     public Builder requestTimeout(Duration timeout) {
       this.requestTimeout = Objects.requireNonNull(timeout, "timeout");
+      return this;
+    }
+
+    /**
+     * How often the client asks a broker for the cluster's members (default 30 s; the first time at
+     * once). {@code Duration.ZERO} turns discovery off: the client uses its targets only.
+     */
+    public Builder discoveryInterval(Duration interval) {
+      Objects.requireNonNull(interval, "interval");
+      if (interval.isNegative()) {
+        throw new IllegalArgumentException("discoveryInterval must not be negative, got " + interval);
+      }
+      this.discoveryInterval = interval;
       return this;
     }
 
@@ -208,7 +308,7 @@ public final class FutureQClient implements AutoCloseable {
       if (targets.isEmpty()) {
         throw new IllegalStateException("at least one target (HOST:PORT) is required");
       }
-      return new FutureQClient(targets, requestTimeout);
+      return new FutureQClient(this);
     }
   }
 }
