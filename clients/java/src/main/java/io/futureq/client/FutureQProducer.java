@@ -253,6 +253,7 @@ public final class FutureQProducer implements AutoCloseable {
           break;
         }
       }
+      boolean unacknowledged = !inFlight.isEmpty();
       closed = true;
       generation++;
       FutureQException cancelled = new FutureQException(Status.Code.CANCELLED, "producer closed before the broker "
@@ -263,7 +264,11 @@ public final class FutureQProducer implements AutoCloseable {
       }
       if (call != null) {
         call.halfClose();
-        call.cancel("producer closed", null);
+        if (!unacknowledged) {
+          // nothing left to answer: the broker ends the stream itself, without a cancelled-stream warning
+        } else {
+          call.cancel("producer closed", null);
+        }
         call = null;
       }
     }
