@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Timeout;
  * What a producer does when no broker answers: a port where nothing listens, and a server that takes
  * the connection and never says a word (as a hung broker or a black-holing proxy would).
  */
-@Timeout(value = 120, unit = TimeUnit.SECONDS)
+@Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class NoBrokerTest {
   private final List<Socket> accepted = new ArrayList<>();
   private ServerSocket silent;
