@@ -61,6 +61,7 @@ public final class FutureQClient implements AutoCloseable {
   /** Seeds first, then the members the last discovery found; replaced whole, never edited. */
   private volatile List<String> targets;
   private final Map<String, ManagedChannel> channels = new HashMap<>();
+  private final AtomicInteger nextSeed = new AtomicInteger();
   private final AtomicInteger nextTarget = new AtomicInteger();
   private final Set<AutoCloseable> handles = new LinkedHashSet<>();
   private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -158,19 +159,20 @@ public final class FutureQClient implements AutoCloseable {
     return unary(Rpc.REMOVE_RAFT_PEER, RemoveRaftPeerRequest.newBuilder().setNodeId(nodeId).build());
   }
 
-  /** A unary call on the next broker; UNAVAILABLE moves it on to the next, once per known broker. */
+  /** A unary call on a given target; UNAVAILABLE moves it on to the next known broker, once per broker. */
   private <Q, R> CompletableFuture<R> unary(MethodDescriptor<Q, R> method, Q request) {
-    return unary(method, request, targets.size());
+    return unary(seedChannel(), method, request, targets.size());
   }
 
-  private <Q, R> CompletableFuture<R> unary(MethodDescriptor<Q, R> method, Q request, int triesLeft) {
-    return Rpc.unary(nextChannel(), method, request, requestTimeout).handle((response, failure) -> {
+  private <Q, R> CompletableFuture<R> unary(ManagedChannel channel, MethodDescriptor<Q, R> method, Q request,
+      int triesLeft) {
+    return Rpc.unary(channel, method, request, requestTimeout).handle((response, failure) -> {
       if (failure == null) {
         return CompletableFuture.completedFuture(response);
       }
       FutureQException error = FutureQException.from(failure);
       if (error.code() == Status.Code.UNAVAILABLE && triesLeft > 1) {
-        return unary(method, request, triesLeft - 1);
+        return unary(nextChannel(), method, request, triesLeft - 1);
       }
       return CompletableFuture.<R>failedFuture(error);
     }).thenCompose(f -> f);
@@ -213,10 +215,19 @@ public final class FutureQClient implements AutoCloseable {
     return handles.size();
   }
 
-  /** The connection to the next broker in rotation (one channel per broker, opened on first use). */
+  /** A connection to one of the targets the application gave, in rotation: where streams start. */
+  synchronized ManagedChannel seedChannel() {
+    return channel(seeds.get(Math.floorMod(nextSeed.getAndIncrement(), seeds.size())));
+  }
+
+  /** A connection to the next known broker in rotation, learned members included: where failover goes. */
   synchronized ManagedChannel nextChannel() {
     List<String> known = targets;
-    String target = known.get(Math.floorMod(nextTarget.getAndIncrement(), known.size()));
+    return channel(known.get(Math.floorMod(nextTarget.getAndIncrement(), known.size())));
+  }
+
+  /** One channel per broker, opened on first use. */
+  private ManagedChannel channel(String target) {
     return channels.computeIfAbsent(target, t -> Grpc.newChannelBuilder(t, InsecureChannelCredentials.create())
         .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES).build());
   }

@@ -125,7 +125,9 @@ public final class FutureQConsumer implements AutoCloseable {
   }
 
   private void connect() {
-    stream = new SubscribeStream(client.nextChannel(), topic, group, events, client.timer());
+    // The first stream goes to a target the application named; resubscribes may go to any member.
+    stream = new SubscribeStream(stream == null ? client.seedChannel() : client.nextChannel(), topic, group, events,
+        client.timer());
     stream.start(options.maxInFlight());
   }
 

@@ -135,8 +135,9 @@ public final class FutureQProducer implements AutoCloseable {
 
   private void connect() {
     int gen = ++generation;
-    ClientCall<PublishRequest, PublishResponse> next = client.nextChannel().newCall(Rpc.PUBLISH_STREAM,
-        CallOptions.DEFAULT);
+    // The first stream goes to a target the application named; reconnects may go to any member.
+    ClientCall<PublishRequest, PublishResponse> next = (gen == 1 ? client.seedChannel() : client.nextChannel())
+        .newCall(Rpc.PUBLISH_STREAM, CallOptions.DEFAULT);
     call = next;
     next.start(new ClientCall.Listener<>() {
       @Override
