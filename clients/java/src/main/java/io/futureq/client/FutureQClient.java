@@ -8,28 +8,22 @@ import io.futureq.api.grpc.GetClusterInfoRequest;
 import io.futureq.api.grpc.GetTopicStatsRequest;
 import io.futureq.api.grpc.ListTopicsRequest;
 import io.futureq.api.grpc.ListTopicsResponse;
-import io.futureq.api.grpc.Member;
 import io.futureq.api.grpc.RaftInfo;
 import io.futureq.api.grpc.RemoveRaftPeerRequest;
 import io.futureq.api.grpc.TopicStats;
-import io.grpc.Grpc;
-import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,19 +44,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class FutureQClient implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(FutureQClient.class);
-  /**
-   * The largest response message accepted: a delivery frame is closed at 256 KiB of payloads, so
-   * this leaves room for one delivery of the largest payload a broker may be configured to take.
-   */
-  static final int MAX_INBOUND_MESSAGE_BYTES = 64 << 20;
 
-  private final List<String> seeds;
+  private final Brokers brokers;
   private final Duration requestTimeout;
-  /** Seeds first, then the members the last discovery found; replaced whole, never edited. */
-  private volatile List<String> targets;
-  private final Map<String, ManagedChannel> channels = new HashMap<>();
-  private final AtomicInteger nextSeed = new AtomicInteger();
-  private final AtomicInteger nextTarget = new AtomicInteger();
   private final Set<AutoCloseable> handles = new LinkedHashSet<>();
   private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
     Thread t = new Thread(r, "futureq-client-timer");
@@ -72,8 +56,7 @@ public final class FutureQClient implements AutoCloseable {
   private boolean closed;
 
   private FutureQClient(Builder builder) {
-    this.seeds = List.copyOf(builder.targets);
-    this.targets = seeds;
+    this.brokers = new Brokers(builder.targets);
     this.requestTimeout = builder.requestTimeout;
     if (!builder.discoveryInterval.isZero()) {
       timer.scheduleWithFixedDelay(this::discover, 0, builder.discoveryInterval.toMillis(), TimeUnit.MILLISECONDS);
@@ -86,6 +69,7 @@ public final class FutureQClient implements AutoCloseable {
 
   /** A producer publishing on its own pipelined stream. Close it to let go of it. */
   public synchronized FutureQProducer producer(ProducerOptions options) {
+    requireOpen();
     FutureQProducer producer = new FutureQProducer(this, options);
     handles.add(producer);
     return producer;
@@ -97,6 +81,7 @@ public final class FutureQClient implements AutoCloseable {
    */
   public synchronized FutureQConsumer subscribe(String topic, String group, MessageHandler handler,
       ConsumerOptions options) {
+    requireOpen();
     FutureQConsumer consumer = new FutureQConsumer(this, topic, group, java.util.Objects.requireNonNull(handler,
         "handler"), options);
     handles.add(consumer);
@@ -108,6 +93,7 @@ public final class FutureQClient implements AutoCloseable {
    * and acks or nacks each ({@link ConsumerOptions#autoAck()} and {@code handlerThreads} do not apply).
    */
   public synchronized FutureQConsumer subscribe(String topic, String group, ConsumerOptions options) {
+    requireOpen();
     FutureQConsumer consumer = new FutureQConsumer(this, topic, group, null, options);
     handles.add(consumer);
     return consumer;
@@ -115,7 +101,7 @@ public final class FutureQClient implements AutoCloseable {
 
   /** The brokers this client connects to: its targets, then the cluster members it learned of. */
   public List<String> targets() {
-    return targets;
+    return brokers.known();
   }
 
   public CompletableFuture<ListTopicsResponse> listTopics() {
@@ -161,7 +147,7 @@ public final class FutureQClient implements AutoCloseable {
 
   /** A unary call on a given target; UNAVAILABLE moves it on to the next known broker, once per broker. */
   private <Q, R> CompletableFuture<R> unary(MethodDescriptor<Q, R> method, Q request) {
-    return unary(seedChannel(), method, request, targets.size());
+    return unary(brokers.seedChannel(), method, request, brokers.known().size());
   }
 
   private <Q, R> CompletableFuture<R> unary(ManagedChannel channel, MethodDescriptor<Q, R> method, Q request,
@@ -172,7 +158,7 @@ public final class FutureQClient implements AutoCloseable {
       }
       FutureQException error = FutureQException.from(failure);
       if (error.code() == Status.Code.UNAVAILABLE && triesLeft > 1) {
-        return unary(nextChannel(), method, request, triesLeft - 1);
+        return unary(brokers.nextChannel(), method, request, triesLeft - 1);
       }
       return CompletableFuture.<R>failedFuture(error);
     }).thenCompose(f -> f);
@@ -180,26 +166,14 @@ public final class FutureQClient implements AutoCloseable {
 
   /** Learns the cluster's members from one broker; the next round asks the next broker. */
   private void discover() {
-    Rpc.unary(nextChannel(), Rpc.CLUSTER_INFO, GetClusterInfoRequest.getDefaultInstance(), requestTimeout)
+    Rpc.unary(brokers.nextChannel(), Rpc.CLUSTER_INFO, GetClusterInfoRequest.getDefaultInstance(), requestTimeout)
         .whenComplete((info, failure) -> {
           if (failure != null) {
             LOG.debug("cluster discovery: {}", failure.toString());
-            return;
+          } else {
+            brokers.learn(info);
           }
-          Set<String> known = new LinkedHashSet<>(seeds);
-          for (Member m : info.getMembersList()) {
-            if (dialable(m.getGrpcAddress())) {
-              known.add(m.getGrpcAddress());
-            }
-          }
-          targets = List.copyOf(known);
         });
-  }
-
-  /** Brokers before the advertised-address setting named their bind address, e.g. 0.0.0.0:8443. */
-  private static boolean dialable(String hostPort) {
-    return !hostPort.isEmpty() && !hostPort.startsWith("0.0.0.0:") && !hostPort.startsWith("[::]:")
-        && !hostPort.startsWith(":::");
   }
 
   Duration requestTimeout() {
@@ -215,21 +189,18 @@ public final class FutureQClient implements AutoCloseable {
     return handles.size();
   }
 
-  /** A connection to one of the targets the application gave, in rotation: where streams start. */
-  synchronized ManagedChannel seedChannel() {
-    return channel(seeds.get(Math.floorMod(nextSeed.getAndIncrement(), seeds.size())));
+  ManagedChannel seedChannel() {
+    return brokers.seedChannel();
   }
 
-  /** A connection to the next known broker in rotation, learned members included: where failover goes. */
-  synchronized ManagedChannel nextChannel() {
-    List<String> known = targets;
-    return channel(known.get(Math.floorMod(nextTarget.getAndIncrement(), known.size())));
+  ManagedChannel nextChannel() {
+    return brokers.nextChannel();
   }
 
-  /** One channel per broker, opened on first use. */
-  private ManagedChannel channel(String target) {
-    return channels.computeIfAbsent(target, t -> Grpc.newChannelBuilder(t, InsecureChannelCredentials.create())
-        .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES).build());
+  private void requireOpen() {
+    if (closed) {
+      throw new IllegalStateException("the client is closed");
+    }
   }
 
   synchronized void forget(AutoCloseable handle) {
@@ -254,20 +225,7 @@ public final class FutureQClient implements AutoCloseable {
       }
     }
     timer.shutdownNow();
-    synchronized (this) {
-      // Streams just half-closed get a moment to end cleanly (their last acks are on the way).
-      channels.values().forEach(ManagedChannel::shutdown);
-      for (ManagedChannel channel : channels.values()) {
-        try {
-          if (!channel.awaitTermination(2, TimeUnit.SECONDS)) {
-            channel.shutdownNow();
-          }
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          channel.shutdownNow();
-        }
-      }
-    }
+    brokers.close();
   }
 
   /** Configures a {@link FutureQClient}. */

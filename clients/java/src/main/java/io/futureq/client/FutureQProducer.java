@@ -199,15 +199,18 @@ public final class FutureQProducer implements AutoCloseable {
     finish(requestId, i -> request.items().get(i).result().completeExceptionally(timeout));
   }
 
-  /** Removes a request, completes each of its messages and gives their permits back. */
+  /**
+   * Removes a request, gives its messages' permits back, then completes each: whoever a completion
+   * wakes finds them no longer outstanding.
+   */
   private void finish(String requestId, java.util.function.IntConsumer complete) {
     Request request = inFlight.remove(requestId);
     request.expiry().cancel(false);
+    permits.release(request.items().size());
+    notifyAll();
     for (int i = 0; i < request.items().size(); i++) {
       complete.accept(i);
     }
-    permits.release(request.items().size());
-    notifyAll();
   }
 
   private synchronized void onStreamEnded(int gen, FutureQException failure) {
