@@ -164,7 +164,8 @@ public final class Node implements AutoCloseable {
     HealthService health = new HealthService(readiness::isReady);
     ServerBinding binding = await(ApiServer.bind(system, settings.api(), producer, consumer, admin, health)
         .toCompletableFuture(), "bind gRPC on " + settings.api().host() + ":" + settings.api().port());
-    String grpcAddress = settings.api().host() + ":" + binding.localAddress().getPort();
+    int grpcPort = binding.localAddress().getPort();
+    String grpcAddress = settings.api().advertised().at(grpcPort);
     system.systemActorOf(NodeDirectory.create(settings.cluster().nodeId(), cluster.selfMember().address().toString(),
         grpcAddress, localTopics), "node-directory", org.apache.pekko.actor.typed.Props.empty());
     if (!clustered) {
@@ -182,9 +183,9 @@ public final class Node implements AutoCloseable {
     }
     readiness.set(true);
     wakeTopics(store, router);
-    LOG.info("FutureQ node {} serving gRPC on {} (data in {})", settings.cluster().nodeId(), grpcAddress,
-        settings.storage().engine() == StorageEngine.MEMORY ? "memory only, lost on restart"
-            : settings.storage().dataDir().toAbsolutePath());
+    LOG.info("FutureQ node {} serving gRPC on {}:{}, advertised as {} (data in {})", settings.cluster().nodeId(),
+        settings.api().host(), grpcPort, grpcAddress, settings.storage().engine() == StorageEngine.MEMORY
+            ? "memory only, lost on restart" : settings.storage().dataDir().toAbsolutePath());
     return new Node(system, binding, store);
   }
 

@@ -193,7 +193,7 @@ final class BenchRun {
           } else {
             lastAck.accumulateAndGet(System.currentTimeMillis(), Math::max);
             if (track) {
-              published.add(id);
+              published.add(id.messageId());
             } else {
               acked.incrementAndGet();
             }

@@ -5,6 +5,8 @@ import io.futureq.client.FutureQException;
 import io.futureq.client.FutureQProducer;
 import io.futureq.client.OutgoingMessage;
 import io.futureq.client.ProducerOptions;
+import io.futureq.client.SendResult;
+import java.io.PrintWriter;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -83,14 +85,22 @@ final class PublishCommand extends BrokerCommand {
     // A producer resends to an unreachable broker until it is closed; one admin call fails fast instead.
     server.await(client.clusterInfo());
     FutureQProducer producer = client.producer(ProducerOptions.defaults());
-    List<CompletableFuture<String>> ids = new ArrayList<>();
+    List<CompletableFuture<SendResult>> ids = new ArrayList<>();
     for (String payload : payloads) {
       ids.add(producer.send(message(payload)));
     }
     producer.flush();
     for (int i = 0; i < ids.size(); i++) {
       try {
-        out().println(server.await(ids.get(i)));
+        SendResult sent = server.await(ids.get(i));
+        out().println(sent.messageId());
+        if (sent.duplicate()) {
+          // stdout stays one id per message; the note says nothing new was stored
+          PrintWriter err = spec.commandLine().getErr();
+          err.println("futureq: key " + key + " is already pending on topic " + topic
+              + ": that message was kept, nothing new stored");
+          err.flush();
+        }
       } catch (FutureQException e) {
         if (ids.size() == 1) {
           throw e;

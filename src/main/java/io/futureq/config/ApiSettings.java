@@ -6,6 +6,7 @@ import java.time.Duration;
 public record ApiSettings(
     String host,
     int port,
+    AdvertisedAddress advertised,
     Duration requestTimeout,
     Duration shutdownGrace,
     int publishParallelism,
@@ -22,9 +23,11 @@ public record ApiSettings(
 
   static ApiSettings from(SettingsReader r) {
     String p = "futureq.api.";
+    String host = r.nonEmpty(p + "host");
     return new ApiSettings(
-        r.nonEmpty(p + "host"),
+        host,
         r.port(p + "port"),
+        AdvertisedAddress.from(r, host, r.string("futureq.cluster.remoting.host")),
         r.durationIn(p + "request-timeout", Duration.ofMillis(100), Duration.ofHours(1)),
         r.durationIn(p + "shutdown-grace", Duration.ZERO, Duration.ofMinutes(1)),
         r.intIn(p + "publish-parallelism", 1, 4096),

@@ -46,6 +46,19 @@ class CancelCommandTest {
   }
 
   @Test
+  void publishingAPendingKeyAgainSaysNothingNewWasStored() {
+    String id = publish("cli-dup-key", "--key", "order-7");
+
+    Cli.Result again = Cli.run("publish", "--server", server, "--topic", "cli-dup-key", "--delay", "10s", "--key",
+        "order-7", "payload");
+
+    assertEquals(0, again.exit(), again.toString());
+    assertEquals(id + "\n", again.out(), "the pending message's id");
+    assertEquals("futureq: key order-7 is already pending on topic cli-dup-key: that message was kept, nothing new "
+        + "stored\n", again.err());
+  }
+
+  @Test
   void cancelsByIdThenReportsNotFound() {
     String id = publish("cli-cancel-id");
 

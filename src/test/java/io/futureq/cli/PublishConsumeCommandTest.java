@@ -56,7 +56,7 @@ class PublishConsumeCommandTest {
     String binaryId;
     try (FutureQClient client = FutureQClient.builder().target(server).build()) {
       binaryId = client.producer(ProducerOptions.defaults()).send(OutgoingMessage.to(topic)
-          .payload(new byte[] {(byte) 0xff, 0, 'A'}).build()).get(10, TimeUnit.SECONDS);
+          .payload(new byte[] {(byte) 0xff, 0, 'A'}).build()).get(10, TimeUnit.SECONDS).messageId();
     }
 
     Cli.Result consumed = Cli.run("consume", "--server", server, "--topic", topic, "--group", "g", "--count", "3",

@@ -39,7 +39,7 @@ class ClientE2ETest {
         FutureQClient client = FutureQClient.builder().target("127.0.0.1:" + port).build()) {
       FutureQProducer producer = client.producer(ProducerOptions.defaults());
       String id = producer.send(OutgoingMessage.to("client").payload("hello").delay(Duration.ofMillis(200))
-          .header("h", "v").key("k1").build()).get(10, TimeUnit.SECONDS);
+          .header("h", "v").key("k1").build()).get(10, TimeUnit.SECONDS).messageId();
       producer.send(OutgoingMessage.to("client").payload("cancel-me").delay(Duration.ofMinutes(5)).key("k2").build())
           .get(10, TimeUnit.SECONDS);
       assertTrue(producer.cancel("client", "k2").get(10, TimeUnit.SECONDS));
@@ -96,7 +96,7 @@ class ClientE2ETest {
             .get(10, TimeUnit.SECONDS);
       }
       node.close();
-      List<CompletableFuture<String>> during = new ArrayList<>();
+      List<CompletableFuture<SendResult>> during = new ArrayList<>();
       for (int i = 0; i < 50; i++) {
         during.add(producer.send(OutgoingMessage.to("restart").payload("during-" + i).key("during-" + i).build()));
       }
@@ -120,13 +120,13 @@ class ClientE2ETest {
         .requestTimeout(Duration.ofSeconds(1)).build()) {
       FutureQProducer producer = client.producer(ProducerOptions.defaults().withMaxOutstandingMessages(5)
           .withBlockTimeout(Duration.ofMillis(300)));
-      List<CompletableFuture<String>> sent = new ArrayList<>();
+      List<CompletableFuture<SendResult>> sent = new ArrayList<>();
       for (int i = 0; i < 5; i++) {
         sent.add(producer.send(OutgoingMessage.to("nobody").payload("x").build()));
       }
       assertEquals(5, producer.outstanding());
       long start = System.currentTimeMillis();
-      CompletableFuture<String> refused = producer.send(OutgoingMessage.to("nobody").payload("x").build());
+      CompletableFuture<SendResult> refused = producer.send(OutgoingMessage.to("nobody").payload("x").build());
       assertTrue(System.currentTimeMillis() - start >= 250, "send should block before refusing");
       ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
           () -> refused.get(1, TimeUnit.SECONDS));

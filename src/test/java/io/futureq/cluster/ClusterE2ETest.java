@@ -44,12 +44,18 @@ class ClusterE2ETest {
         info.getMembersList().forEach(m -> assertFalse(m.getGrpcAddress().isEmpty(), m.toString()));
       }
       int leader = leaderIndex(cluster);
-      int publishVia = (leader + 1) % 3;
       int consumeVia = (leader + 2) % 3;
       Set<String> acked = ConcurrentHashMap.newKeySet();
       Set<String> received = ConcurrentHashMap.newKeySet();
-      try (FutureQClient producerClient = FutureQClient.builder().target(cluster.target(publishVia)).build();
+      // The producer is given the leader's address only: it fails over to members it learned of.
+      try (FutureQClient producerClient = FutureQClient.builder().target(cluster.target(leader))
+              .discoveryInterval(Duration.ofMillis(500)).build();
           FutureQClient consumerClient = FutureQClient.builder().target(cluster.target(consumeVia)).build()) {
+        Set<String> members = Set.of(cluster.target(0), cluster.target(1), cluster.target(2));
+        for (int i = 0; i < 100 && !producerClient.targets().containsAll(members); i++) {
+          Thread.sleep(200);
+        }
+        assertEquals(members, Set.copyOf(producerClient.targets()), "learned from GetClusterInfo");
         consumerClient.subscribe("orders", "billing", m -> {
           assertTrue(m.receivedAtUnixMs() >= m.dueAtUnixMs());
           received.add(new String(m.payload()));

@@ -76,6 +76,38 @@ class BrokerSettingsTest {
   }
 
   @Test
+  void advertisedAddressIsDialableByDefault() {
+    BrokerSettings wildcardBind = BrokerSettings.from(BrokerSettings.load(null, Map.of()));
+    assertEquals("0.0.0.0", wildcardBind.api().host());
+    assertEquals("127.0.0.1:8443", wildcardBind.api().advertised().at(8443), "the remoting host, not 0.0.0.0");
+    assertEquals("10.1.2.3:8443", BrokerSettings.from(with("futureq.cluster.remoting.host = \"10.1.2.3\""))
+        .api().advertised().at(8443));
+    assertEquals("127.0.0.2:9000", BrokerSettings.from(with("futureq.api.host = \"127.0.0.2\""))
+        .api().advertised().at(9000), "a specific bind host is dialable as it is");
+  }
+
+  @Test
+  void advertisedAddressMayNameHostAndPort() {
+    assertEquals("broker-1.example:8443", BrokerSettings.from(with(
+        "futureq.api.advertised-address = \"broker-1.example\"")).api().advertised().at(8443));
+    assertEquals("gw.example:443", BrokerSettings.from(with(
+        "futureq.api.advertised-address = \"gw.example:443\"")).api().advertised().at(8443));
+    assertEquals("[fd00::1]:8443", BrokerSettings.from(with(
+        "futureq.api.advertised-address = \"[fd00::1]\"")).api().advertised().at(8443));
+  }
+
+  @Test
+  void advertisedAddressRefusesWildcardsAndBadPorts() {
+    SettingsException e = assertThrows(SettingsException.class, () -> BrokerSettings.from(with(
+        "futureq.api.advertised-address = \"0.0.0.0:8443\"")));
+    assertTrue(e.getMessage().contains("futureq.api.advertised-address: '0.0.0.0:8443' is a wildcard"),
+        e.getMessage());
+    e = assertThrows(SettingsException.class, () -> BrokerSettings.from(with(
+        "futureq.api.advertised-address = \"host:99999\"")));
+    assertTrue(e.getMessage().contains("futureq.api.advertised-address: port '99999'"), e.getMessage());
+  }
+
+  @Test
   void crossFieldRulesAreChecked() {
     SettingsException e = assertThrows(SettingsException.class, () -> BrokerSettings.from(with(
         "futureq.api.max-payload-size = 2MiB\nfutureq.api.max-batch-size = 1MiB")));

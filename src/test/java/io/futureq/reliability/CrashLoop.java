@@ -239,7 +239,8 @@ public final class CrashLoop {
             new ConsumerOptions(200, true, Duration.ofSeconds(1), Duration.ofMillis(50), 1));
         awaitGroup();
         FutureQProducer producer = client.producer(new ProducerOptions(100, 1 << 20, Duration.ofMillis(1), 100_000,
-            Duration.ofSeconds(30), AckLevel.ACK_LEVEL_QUORUM, Duration.ofMillis(50)));
+            Duration.ofSeconds(30), AckLevel.ACK_LEVEL_QUORUM, Duration.ofMillis(50), Duration.ofSeconds(60),
+            Duration.ofSeconds(5)));
         AtomicLong seq = new AtomicLong();
         long periodMicros = 1_000_000L / options.ratePerSecond();
         ScheduledFuture<?> publishing = publisher.scheduleAtFixedRate(() -> publishOne(producer, seq.incrementAndGet()),
@@ -339,7 +340,7 @@ public final class CrashLoop {
     producer.send(OutgoingMessage.to(TOPIC).payload(payload).key(payload).delay(Duration.ofMillis(delay)).build())
         .whenComplete((id, failure) -> {
           if (failure == null) {
-            p.messageId = id;
+            p.messageId = id.messageId();
             p.ackedAtMs = System.currentTimeMillis();
             lastAckAtMs.accumulateAndGet(p.ackedAtMs, Math::max);
           } else {

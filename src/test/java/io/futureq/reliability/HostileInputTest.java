@@ -19,6 +19,7 @@ import io.futureq.client.FutureQProducer;
 import io.futureq.client.OutgoingMessage;
 import io.futureq.client.ProducerOptions;
 import io.futureq.client.ReceivedMessage;
+import io.futureq.client.SendResult;
 import io.futureq.e2e.TestBroker;
 import io.grpc.CallOptions;
 import io.grpc.ClientCall;
@@ -320,7 +321,7 @@ class HostileInputTest {
     String topic = "hostile-e";
     String group = "abandoners";
     int backlog = 600;
-    List<CompletableFuture<String>> sent = new ArrayList<>();
+    List<CompletableFuture<SendResult>> sent = new ArrayList<>();
     for (int i = 0; i < backlog; i++) {
       sent.add(producer.send(OutgoingMessage.to(topic).payload("b-" + i).build()));
     }

@@ -1,6 +1,6 @@
 package io.futureq.client;
 
-/** Receives deliveries of a subscription, one at a time, on the consumer's own thread. */
+/** Receives deliveries of a subscription on the consumer's handler threads (ConsumerOptions.handlerThreads). */
 @FunctionalInterface
 public interface MessageHandler {
   void handle(ReceivedMessage message) throws Exception;

@@ -20,8 +20,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One Subscribe call on plain grpc-java. Frames are read on the transport thread (no hand-off per
- * delivery) and passed on a frame at a time; acks are gathered and sent packed as tag ranges, when
+ * One Subscribe call on plain grpc-java. Frames are passed on a frame at a time (no hand-off per
+ * delivery); acks are gathered and sent packed as tag ranges, when
  * {@link #ACK_BATCH} are waiting, when the caller flushes, or {@link #ACK_LINGER_MS} after the
  * first. A stream that ended drops acks and nacks: the broker redelivers what they named.
  */
@@ -29,7 +29,7 @@ final class SubscribeStream extends ClientCall.Listener<DeliveryFrame> {
   static final int ACK_BATCH = 1024;
   static final long ACK_LINGER_MS = 1;
 
-  /** What the stream reports to its subscription, on the transport thread. */
+  /** What the stream reports to its subscription, one callback at a time. */
   interface Events {
     void subscribed(SubscribeStream stream);
 
@@ -49,8 +49,10 @@ final class SubscribeStream extends ClientCall.Listener<DeliveryFrame> {
   private boolean ended;
 
   SubscribeStream(Channel channel, String topic, String group, Events events, ScheduledExecutorService timer) {
-    // Callbacks run on the transport thread: a frame is parsed and handed over without a thread hop.
-    this.call = channel.newCall(Rpc.SUBSCRIBE, CallOptions.DEFAULT.withExecutor(Runnable::run));
+    // Callbacks run on the channel's executor, one at a time, never on the transport thread: OkHttp
+    // calls back holding its transport lock, which a thread sending acks under this stream's monitor
+    // waits for, so a direct executor deadlocks there. The hop is per frame, not per delivery.
+    this.call = channel.newCall(Rpc.SUBSCRIBE, CallOptions.DEFAULT);
     this.topic = topic;
     this.group = group;
     this.events = events;

@@ -67,6 +67,10 @@ public final class ReceivedMessage {
     return delivery.getDeliveryTag();
   }
 
+  SubscribeStream stream() {
+    return stream;
+  }
+
   /** Done with it: the broker will not deliver it to this group again. No-op if the stream was lost. */
   public void ack() {
     stream.ack(delivery.getDeliveryTag());

@@ -7,6 +7,7 @@ import io.grpc.CallOptions;
 import io.grpc.ClientCall;
 import io.grpc.Metadata;
 import io.grpc.Status;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -22,23 +23,28 @@ import java.util.concurrent.TimeUnit;
  * (count or bytes) or after the linger time. At most {@code maxOutstandingMessages} may await their
  * ack: further sends block, then fail with RESOURCE_EXHAUSTED. When the connection is lost the
  * producer reconnects (to the next target, if several) and resends every unacknowledged batch;
- * give messages a key to make that resend idempotent.
+ * give messages a key to make that resend idempotent. A send not acknowledged within the delivery
+ * timeout fails with DEADLINE_EXCEEDED; the broker may still have stored it.
  */
 public final class FutureQProducer implements AutoCloseable {
-  private record Pending(OutgoingMessage message, CompletableFuture<String> result) {}
+  private record Pending(OutgoingMessage message, CompletableFuture<SendResult> result, long sentAtNanos) {}
+
+  /** One publish request awaiting its response; resent as is after a reconnect. */
+  private record Request(PublishRequest proto, List<Pending> items, ScheduledFuture<?> expiry) {}
 
   private final FutureQClient client;
   private final ProducerOptions options;
   private final Semaphore permits;
   private final ScheduledExecutorService timer;
-  private final Map<String, List<Pending>> inFlight = new LinkedHashMap<>();
-  private final Map<String, PublishRequest> requests = new LinkedHashMap<>();
+  private final Map<String, Request> inFlight = new LinkedHashMap<>();
   private List<Pending> batch = new ArrayList<>();
   private int batchBytes;
   private ScheduledFuture<?> linger;
   private long nextRequestId;
   private int generation;
   private int failures;
+  /** What went wrong last (a lost stream, a retriable refusal), to say why a send timed out. */
+  private FutureQException lastFailure;
   /** The current stream; null between a lost stream and the reconnect. */
   private ClientCall<PublishRequest, PublishResponse> call;
   private boolean closed;
@@ -53,9 +59,13 @@ public final class FutureQProducer implements AutoCloseable {
     }
   }
 
-  /** Queues a message; the future completes with its message id once the broker has it durably. */
-  public CompletableFuture<String> send(OutgoingMessage message) {
-    CompletableFuture<String> result = new CompletableFuture<>();
+  /**
+   * Queues a message; the future completes once the broker has it durably (with its id, and whether
+   * its key made it a duplicate), or fails with a {@link FutureQException}: the broker's refusal,
+   * DEADLINE_EXCEEDED after the delivery timeout, CANCELLED when the producer closed first.
+   */
+  public CompletableFuture<SendResult> send(OutgoingMessage message) {
+    CompletableFuture<SendResult> result = new CompletableFuture<>();
     try {
       if (!permits.tryAcquire(options.blockTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
         result.completeExceptionally(new FutureQException(Status.Code.RESOURCE_EXHAUSTED, "producer has "
@@ -73,7 +83,7 @@ public final class FutureQProducer implements AutoCloseable {
         result.completeExceptionally(new FutureQException(Status.Code.CANCELLED, "producer is closed"));
         return result;
       }
-      batch.add(new Pending(message, result));
+      batch.add(new Pending(message, result, System.nanoTime()));
       batchBytes += message.sizeBytes();
       if (batch.size() >= options.batchMessages() || batchBytes >= options.batchBytes()) {
         flushLocked();
@@ -111,19 +121,23 @@ public final class FutureQProducer implements AutoCloseable {
     String id = Long.toString(nextRequestId++);
     PublishRequest.Builder request = PublishRequest.newBuilder().setRequestId(id).setAckLevel(options.ackLevel());
     batch.forEach(p -> request.addMessages(p.message().toProto()));
-    inFlight.put(id, batch);
-    requests.put(id, request.build());
+    // The batch's first message is its oldest: the whole request expires at that one's deadline.
+    long waitNanos = options.deliveryTimeout().toNanos() - (System.nanoTime() - batch.get(0).sentAtNanos());
+    ScheduledFuture<?> expiry = timer.schedule(() -> expire(id), Math.max(0, waitNanos), TimeUnit.NANOSECONDS);
+    Request sent = new Request(request.build(), batch, expiry);
+    inFlight.put(id, sent);
     batch = new ArrayList<>();
     batchBytes = 0;
     if (call != null) {
-      call.sendMessage(requests.get(id));
+      call.sendMessage(sent.proto());
     }
   }
 
   private void connect() {
     int gen = ++generation;
-    ClientCall<PublishRequest, PublishResponse> next = client.nextChannel().newCall(Rpc.PUBLISH_STREAM,
-        CallOptions.DEFAULT);
+    // The first stream goes to a target the application named; reconnects may go to any member.
+    ClientCall<PublishRequest, PublishResponse> next = (gen == 1 ? client.seedChannel() : client.nextChannel())
+        .newCall(Rpc.PUBLISH_STREAM, CallOptions.DEFAULT);
     call = next;
     next.start(new ClientCall.Listener<>() {
       @Override
@@ -138,81 +152,127 @@ public final class FutureQProducer implements AutoCloseable {
     }, new Metadata());
     // Responses are bounded by the requests sent, which maxOutstandingMessages bounds.
     next.request(Integer.MAX_VALUE);
-    requests.values().forEach(next::sendMessage);
+    inFlight.values().forEach(r -> next.sendMessage(r.proto()));
   }
 
   private synchronized void onResponse(PublishResponse response) {
-    List<Pending> items = inFlight.remove(response.getRequestId());
-    PublishRequest request = requests.remove(response.getRequestId());
-    if (items == null) {
-      return;
+    String id = response.getRequestId();
+    Request request = inFlight.get(id);
+    if (request == null) {
+      return; // expired or closed meanwhile
     }
     failures = 0;
     if (response.hasError()) {
       FutureQException error = new FutureQException(Status.fromCodeValue(response.getError().getCode()).getCode(),
           response.getError().getMessage());
       if (error.retriable() && !closed) {
-        inFlight.put(response.getRequestId(), items);
-        requests.put(response.getRequestId(), request);
-        timer.schedule(() -> resend(response.getRequestId()), options.reconnectBackoff().toMillis(),
-            TimeUnit.MILLISECONDS);
+        lastFailure = error;
+        timer.schedule(() -> resend(id), options.reconnectBackoff().toMillis(), TimeUnit.MILLISECONDS);
         return;
       }
-      items.forEach(p -> p.result().completeExceptionally(error));
+      finish(id, i -> {
+        request.items().get(i).result().completeExceptionally(error);
+      });
     } else {
-      for (int i = 0; i < items.size(); i++) {
-        items.get(i).result().complete(i < response.getMessageIdsCount() ? response.getMessageIds(i) : "");
-      }
+      finish(id, i -> request.items().get(i).result().complete(new SendResult(
+          i < response.getMessageIdsCount() ? response.getMessageIds(i) : "",
+          i < response.getDuplicateCount() && response.getDuplicate(i))));
     }
-    permits.release(items.size());
-    notifyAll();
   }
 
   private synchronized void resend(String requestId) {
-    PublishRequest request = requests.get(requestId);
+    Request request = inFlight.get(requestId);
     if (request != null && call != null) {
-      call.sendMessage(request);
+      call.sendMessage(request.proto());
     }
   }
 
-  private synchronized void onStreamEnded(int gen, Throwable failure) {
-    if (gen != generation || (closed && inFlight.isEmpty())) {
+  private synchronized void expire(String requestId) {
+    Request request = inFlight.get(requestId);
+    if (request == null) {
       return;
+    }
+    String why = lastFailure != null ? "last error: " + lastFailure.getMessage() : "the broker did not answer";
+    FutureQException timeout = new FutureQException(Status.Code.DEADLINE_EXCEEDED, "not acknowledged within the "
+        + "delivery timeout of " + options.deliveryTimeout().toMillis() + " ms (ProducerOptions.deliveryTimeout); "
+        + why + ". The broker may still store it: a key makes sending it again safe");
+    finish(requestId, i -> request.items().get(i).result().completeExceptionally(timeout));
+  }
+
+  /**
+   * Removes a request, gives its messages' permits back, then completes each: whoever a completion
+   * wakes finds them no longer outstanding.
+   */
+  private void finish(String requestId, java.util.function.IntConsumer complete) {
+    Request request = inFlight.remove(requestId);
+    request.expiry().cancel(false);
+    permits.release(request.items().size());
+    notifyAll();
+    for (int i = 0; i < request.items().size(); i++) {
+      complete.accept(i);
+    }
+  }
+
+  private synchronized void onStreamEnded(int gen, FutureQException failure) {
+    if (gen != generation || closed) {
+      return;
+    }
+    if (failure != null) {
+      lastFailure = failure;
     }
     call = null;
     long backoff = Math.min(5000, options.reconnectBackoff().toMillis() << Math.min(failures++, 6));
     timer.schedule(() -> {
       synchronized (this) {
-        if (gen == generation && !(closed && inFlight.isEmpty())) {
+        if (gen == generation && !closed) {
           connect();
         }
       }
     }, backoff, TimeUnit.MILLISECONDS);
   }
 
-  /** Sends what is batched, waits up to the request timeout for outstanding acks, then disconnects. */
+  /** Like {@link #close(Duration)} with {@link ProducerOptions#closeTimeout()}. */
   @Override
   public void close() {
+    close(options.closeTimeout());
+  }
+
+  /**
+   * Sends what is batched and waits up to {@code timeout} for outstanding acknowledgements; sends
+   * still unacknowledged then fail with CANCELLED (the broker may still store them). Then disconnects
+   * and lets go of the producer. Closing again does nothing.
+   */
+  public void close(Duration timeout) {
     synchronized (this) {
+      if (closed) {
+        return;
+      }
       flushLocked();
-      long deadline = System.currentTimeMillis() + client.requestTimeout().toMillis();
-      while (!inFlight.isEmpty() && System.currentTimeMillis() < deadline) {
+      long deadline = System.nanoTime() + timeout.toNanos();
+      while (!inFlight.isEmpty() && deadline - System.nanoTime() > 0) {
         try {
-          wait(Math.max(1, deadline - System.currentTimeMillis()));
+          TimeUnit.NANOSECONDS.timedWait(this, deadline - System.nanoTime());
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           break;
         }
       }
+      boolean unacknowledged = !inFlight.isEmpty();
       closed = true;
       generation++;
-      inFlight.values().forEach(items -> items.forEach(p -> p.result().completeExceptionally(
-          new FutureQException(Status.Code.CANCELLED, "producer closed before the broker acknowledged"))));
-      inFlight.clear();
-      requests.clear();
+      FutureQException cancelled = new FutureQException(Status.Code.CANCELLED, "producer closed before the broker "
+          + "acknowledged (waited " + timeout.toMillis() + " ms); the broker may still store it");
+      for (String id : new ArrayList<>(inFlight.keySet())) {
+        Request request = inFlight.get(id);
+        finish(id, i -> request.items().get(i).result().completeExceptionally(cancelled));
+      }
       if (call != null) {
         call.halfClose();
-        call.cancel("producer closed", null);
+        if (!unacknowledged) {
+          // nothing left to answer: the broker ends the stream itself, without a cancelled-stream warning
+        } else {
+          call.cancel("producer closed", null);
+        }
         call = null;
       }
     }

@@ -1,20 +1,26 @@
 package io.futureq.client;
 
 import io.grpc.Status;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A subscription: runs the handler for each delivery on its handler threads ({@link
- * ConsumerOptions#handlerThreads()}; with one, in arrival order), acks (auto-ack) or leaves acking to
- * the handler, and resubscribes with backoff when the stream is lost. Deliveries unacked when a
- * stream is lost are redelivered by the broker.
+ * A subscription, in one of two modes. Subscribed with a handler, it runs the handler for each
+ * delivery on its handler threads ({@link ConsumerOptions#handlerThreads()}; with one, in arrival
+ * order) and acks (auto-ack) or leaves acking to the handler. Subscribed without one, the application
+ * pulls deliveries with {@link #receive(int, Duration)} and acks or nacks each. Either way it
+ * resubscribes with backoff when the stream is lost; deliveries unacked when a stream is lost are
+ * redelivered by the broker.
  */
 public final class FutureQConsumer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(FutureQConsumer.class);
@@ -23,9 +29,13 @@ public final class FutureQConsumer implements AutoCloseable {
   private final FutureQClient client;
   private final String topic;
   private final String group;
+  /** Null in pull mode. */
   private final MessageHandler handler;
   private final ConsumerOptions options;
+  /** Null in pull mode. */
   private final ExecutorService handlers;
+  /** Pull mode: deliveries waiting for {@link #receive}; the broker's credit bounds them. */
+  private final ArrayDeque<ReceivedMessage> received = new ArrayDeque<>();
   private final CompletableFuture<Void> subscribed = new CompletableFuture<>();
   private final CompletableFuture<Void> terminated = new CompletableFuture<>();
   private final SubscribeStream.Events events = new SubscribeStream.Events() {
@@ -36,7 +46,11 @@ public final class FutureQConsumer implements AutoCloseable {
 
     @Override
     public void delivered(SubscribeStream stream, List<ReceivedMessage> messages) {
-      dispatch(stream, messages);
+      if (handler == null) {
+        buffer(messages);
+      } else {
+        dispatch(stream, messages);
+      }
     }
 
     @Override
@@ -46,7 +60,7 @@ public final class FutureQConsumer implements AutoCloseable {
   };
   private SubscribeStream stream;
   private int failures;
-  private boolean closed;
+  private volatile boolean closed;
 
   FutureQConsumer(FutureQClient client, String topic, String group, MessageHandler handler, ConsumerOptions options) {
     this.client = client;
@@ -54,7 +68,7 @@ public final class FutureQConsumer implements AutoCloseable {
     this.group = group;
     this.handler = handler;
     this.options = options;
-    this.handlers = Executors.newFixedThreadPool(options.handlerThreads(), r -> {
+    this.handlers = handler == null ? null : Executors.newFixedThreadPool(options.handlerThreads(), r -> {
       Thread t = new Thread(r, "futureq-consumer-" + topic + "-" + THREADS.incrementAndGet());
       t.setDaemon(true);
       return t;
@@ -74,14 +88,59 @@ public final class FutureQConsumer implements AutoCloseable {
     return terminated;
   }
 
+  /**
+   * Pull mode: waits up to {@code timeout} for a delivery, then returns the deliveries already here,
+   * at most {@code max}, oldest first (an empty list if none came). They are not acked: ack or nack
+   * each; one left alone is delivered again after the broker's in-flight timeout, and keeps its share
+   * of {@link ConsumerOptions#maxInFlight()} until then. Deliveries of a lost stream are dropped (the
+   * broker redelivers them). A receive waiting when the consumer closes returns an empty list.
+   *
+   * @throws IllegalStateException if the consumer has a handler, or is closed
+   * @throws FutureQException if the broker refused the subscription
+   */
+  public List<ReceivedMessage> receive(int max, Duration timeout) throws InterruptedException {
+    if (handler != null) {
+      throw new IllegalStateException("this consumer has a handler; receive() is for consumers subscribed without one");
+    }
+    if (max < 1) {
+      throw new IllegalArgumentException("max must be >= 1, got " + max);
+    }
+    if (closed) {
+      throw new IllegalStateException("consumer of topic " + topic + " group '" + group + "' is closed");
+    }
+    long deadline = System.nanoTime() + timeout.toNanos();
+    synchronized (received) {
+      while (received.isEmpty() && !closed && !terminated.isDone() && deadline - System.nanoTime() > 0) {
+        TimeUnit.NANOSECONDS.timedWait(received, deadline - System.nanoTime());
+      }
+      if (terminated.isCompletedExceptionally() && received.isEmpty()) {
+        throw FutureQException.from(terminated.handle((v, e) -> e).join());
+      }
+      List<ReceivedMessage> out = new ArrayList<>(Math.min(max, received.size()));
+      while (out.size() < max && !received.isEmpty()) {
+        out.add(received.poll());
+      }
+      return out;
+    }
+  }
+
   private void connect() {
-    stream = new SubscribeStream(client.nextChannel(), topic, group, events, client.timer());
+    // The first stream goes to a target the application named; resubscribes may go to any member.
+    stream = new SubscribeStream(stream == null ? client.seedChannel() : client.nextChannel(), topic, group, events,
+        client.timer());
     stream.start(options.maxInFlight());
   }
 
   private synchronized void onSubscribed() {
     failures = 0;
     subscribed.complete(null);
+  }
+
+  private void buffer(List<ReceivedMessage> messages) {
+    synchronized (received) {
+      received.addAll(messages);
+      received.notifyAll();
+    }
   }
 
   /** One task per handler thread and frame: a frame is split into contiguous shares. */
@@ -91,7 +150,7 @@ public final class FutureQConsumer implements AutoCloseable {
       List<ReceivedMessage> share = messages.subList(s * messages.size() / shares, (s + 1) * messages.size() / shares);
       try {
         handlers.execute(() -> handle(from, share));
-      } catch (java.util.concurrent.RejectedExecutionException e) {
+      } catch (RejectedExecutionException e) {
         return; // closed: the broker redelivers what was not handled
       }
     }
@@ -117,6 +176,10 @@ public final class FutureQConsumer implements AutoCloseable {
   }
 
   private synchronized void onStreamEnded(SubscribeStream ended, Status status) {
+    synchronized (received) {
+      // Their tags belong to the lost stream, so their acks could not count: the broker redelivers them.
+      received.removeIf(m -> m.stream() == ended);
+    }
     if (ended != stream || closed) {
       return;
     }
@@ -125,7 +188,12 @@ public final class FutureQConsumer implements AutoCloseable {
       LOG.error("subscription to topic {} group '{}' refused: {}", topic, group, error.getMessage());
       subscribed.completeExceptionally(error);
       terminated.completeExceptionally(error);
-      handlers.shutdown();
+      if (handlers != null) {
+        handlers.shutdown();
+      }
+      synchronized (received) {
+        received.notifyAll();
+      }
       client.forget(this);
       return;
     }
@@ -139,7 +207,10 @@ public final class FutureQConsumer implements AutoCloseable {
     }, backoff, TimeUnit.MILLISECONDS);
   }
 
-  /** Stops receiving, lets running handlers finish (up to 5 s), sends their acks and ends the stream. */
+  /**
+   * Stops receiving, lets running handlers finish (up to 5 s), sends their acks, ends the stream and
+   * lets go of the consumer and its threads. Deliveries received but not acked are redelivered.
+   */
   @Override
   public void close() {
     synchronized (this) {
@@ -148,13 +219,18 @@ public final class FutureQConsumer implements AutoCloseable {
       }
       closed = true;
     }
-    handlers.shutdown();
-    try {
-      handlers.awaitTermination(5, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+    synchronized (received) {
+      received.notifyAll();
     }
-    handlers.shutdownNow();
+    if (handlers != null) {
+      handlers.shutdown();
+      try {
+        handlers.awaitTermination(5, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      handlers.shutdownNow();
+    }
     synchronized (this) {
       stream.close();
     }

@@ -1,0 +1,96 @@
+package io.futureq.client;
+
+import io.futureq.api.grpc.ClusterInfo;
+import io.futureq.api.grpc.Member;
+import io.grpc.Grpc;
+import io.grpc.InsecureChannelCredentials;
+import io.grpc.ManagedChannel;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The brokers a client knows: the targets the application gave (seeds) and the members the last
+ * {@code GetClusterInfo} named, each with one channel opened on first use. Streams start on a seed;
+ * failover rotates through all of them.
+ */
+final class Brokers {
+  /**
+   * The largest response message accepted: a delivery frame is closed at 256 KiB of payloads, so
+   * this leaves room for one delivery of the largest payload a broker may be configured to take.
+   */
+  static final int MAX_INBOUND_MESSAGE_BYTES = 64 << 20;
+
+  private final List<String> seeds;
+  /** Seeds first, then the members the last discovery found; replaced whole, never edited. */
+  private volatile List<String> known;
+  private final Map<String, ManagedChannel> channels = new HashMap<>();
+  private final AtomicInteger nextSeed = new AtomicInteger();
+  private final AtomicInteger next = new AtomicInteger();
+  private boolean closed;
+
+  Brokers(List<String> seeds) {
+    this.seeds = List.copyOf(seeds);
+    this.known = this.seeds;
+  }
+
+  List<String> known() {
+    return known;
+  }
+
+  /** Takes the members' advertised gRPC addresses as the known brokers, after the seeds. */
+  void learn(ClusterInfo info) {
+    Set<String> all = new LinkedHashSet<>(seeds);
+    for (Member m : info.getMembersList()) {
+      if (dialable(m.getGrpcAddress())) {
+        all.add(m.getGrpcAddress());
+      }
+    }
+    known = List.copyOf(all);
+  }
+
+  /** A connection to one of the seeds, in rotation: where streams and calls start. */
+  synchronized ManagedChannel seedChannel() {
+    return channel(seeds.get(Math.floorMod(nextSeed.getAndIncrement(), seeds.size())));
+  }
+
+  /** A connection to the next known broker in rotation, learned members included: where failover goes. */
+  synchronized ManagedChannel nextChannel() {
+    List<String> all = known;
+    return channel(all.get(Math.floorMod(next.getAndIncrement(), all.size())));
+  }
+
+  private ManagedChannel channel(String target) {
+    if (closed) {
+      throw new IllegalStateException("the client is closed");
+    }
+    return channels.computeIfAbsent(target, t -> Grpc.newChannelBuilder(t, InsecureChannelCredentials.create())
+        .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES).build());
+  }
+
+  /** Closes every channel; streams just half-closed get a moment to end cleanly (their last acks). */
+  synchronized void close() {
+    closed = true;
+    channels.values().forEach(ManagedChannel::shutdown);
+    for (ManagedChannel channel : channels.values()) {
+      try {
+        if (!channel.awaitTermination(2, TimeUnit.SECONDS)) {
+          channel.shutdownNow();
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        channel.shutdownNow();
+      }
+    }
+  }
+
+  /** Brokers before the advertised-address setting named their bind address, e.g. 0.0.0.0:8443. */
+  private static boolean dialable(String hostPort) {
+    return !hostPort.isEmpty() && !hostPort.startsWith("0.0.0.0:") && !hostPort.startsWith("[::]:")
+        && !hostPort.startsWith(":::");
+  }
+}

@@ -1,0 +1,283 @@
+package io.futureq.client;
+
+import io.futureq.api.grpc.AddRaftPeerRequest;
+import io.futureq.api.grpc.CancelRequest;
+import io.futureq.api.grpc.CancelResponse;
+import io.futureq.api.grpc.ClusterInfo;
+import io.futureq.api.grpc.GetClusterInfoRequest;
+import io.futureq.api.grpc.GetTopicStatsRequest;
+import io.futureq.api.grpc.ListTopicsRequest;
+import io.futureq.api.grpc.ListTopicsResponse;
+import io.futureq.api.grpc.RaftInfo;
+import io.futureq.api.grpc.RemoveRaftPeerRequest;
+import io.futureq.api.grpc.TopicStats;
+import io.grpc.ManagedChannel;
+import io.grpc.MethodDescriptor;
+import io.grpc.Status;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Connects to one or more FutureQ brokers and hands out producers, consumers and admin calls. Given
+ * one address of a cluster, it learns the other members from {@code Admin.GetClusterInfo} (at start and
+ * every {@link Builder#discoveryInterval}) and fails over to them: a lost stream reconnects to the
+ * next known broker, and a call that finds its broker unavailable is tried on the next. Built on plain
+ * grpc-java (no actor system): one channel per broker. Plaintext for now; TLS will be an option of the
+ * builder. Close it to release its threads.
+ *
+ * <pre>{@code
+ * try (FutureQClient client = FutureQClient.builder().target("127.0.0.1:8443").build()) {
+ *   FutureQProducer producer = client.producer(ProducerOptions.defaults());
+ *   producer.send(OutgoingMessage.to("reminders").payload("hi").delay(Duration.ofSeconds(5)).build()).join();
+ * }
+ * }</pre>
+ */
+public final class FutureQClient implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(FutureQClient.class);
+
+  private final Brokers brokers;
+  private final Duration requestTimeout;
+  private final Set<AutoCloseable> handles = new LinkedHashSet<>();
+  private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+    Thread t = new Thread(r, "futureq-client-timer");
+    t.setDaemon(true);
+    return t;
+  });
+  private boolean closed;
+
+  private FutureQClient(Builder builder) {
+    this.brokers = new Brokers(builder.targets);
+    this.requestTimeout = builder.requestTimeout;
+    if (!builder.discoveryInterval.isZero()) {
+      timer.scheduleWithFixedDelay(this::discover, 0, builder.discoveryInterval.toMillis(), TimeUnit.MILLISECONDS);
+    }
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** A producer publishing on its own pipelined stream. Close it to let go of it. */
+  public synchronized FutureQProducer producer(ProducerOptions options) {
+    requireOpen();
+    FutureQProducer producer = new FutureQProducer(this, options);
+    handles.add(producer);
+    return producer;
+  }
+
+  /**
+   * Subscribes {@code handler} to {@code topic}; {@code group} "" subscribes as a universal consumer.
+   * Close the consumer to let go of it.
+   */
+  public synchronized FutureQConsumer subscribe(String topic, String group, MessageHandler handler,
+      ConsumerOptions options) {
+    requireOpen();
+    FutureQConsumer consumer = new FutureQConsumer(this, topic, group, java.util.Objects.requireNonNull(handler,
+        "handler"), options);
+    handles.add(consumer);
+    return consumer;
+  }
+
+  /**
+   * Subscribes without a handler: the application pulls deliveries with {@link FutureQConsumer#receive}
+   * and acks or nacks each ({@link ConsumerOptions#autoAck()} and {@code handlerThreads} do not apply).
+   */
+  public synchronized FutureQConsumer subscribe(String topic, String group, ConsumerOptions options) {
+    requireOpen();
+    FutureQConsumer consumer = new FutureQConsumer(this, topic, group, null, options);
+    handles.add(consumer);
+    return consumer;
+  }
+
+  /** The brokers this client connects to: its targets, then the cluster members it learned of. */
+  public List<String> targets() {
+    return brokers.known();
+  }
+
+  public CompletableFuture<ListTopicsResponse> listTopics() {
+    return unary(Rpc.LIST_TOPICS, ListTopicsRequest.getDefaultInstance());
+  }
+
+  public CompletableFuture<TopicStats> topicStats(String topic) {
+    return unary(Rpc.TOPIC_STATS, GetTopicStatsRequest.newBuilder().setTopic(topic).build());
+  }
+
+  public CompletableFuture<ClusterInfo> clusterInfo() {
+    return unary(Rpc.CLUSTER_INFO, GetClusterInfoRequest.getDefaultInstance());
+  }
+
+  /**
+   * Removes the pending message with {@code key} from {@code topic}, without opening a publish stream.
+   * The response says whether it existed and, if so, its message id. Fails with a {@link FutureQException},
+   * also when no answer comes within the request timeout.
+   */
+  public CompletableFuture<CancelResponse> cancelByKey(String topic, String key) {
+    return cancel(CancelRequest.newBuilder().setTopic(topic).setKey(key).build());
+  }
+
+  /** Like {@link #cancelByKey}, naming the message by the id its publish returned. */
+  public CompletableFuture<CancelResponse> cancelById(String topic, String messageId) {
+    return cancel(CancelRequest.newBuilder().setTopic(topic).setMessageId(messageId).build());
+  }
+
+  CompletableFuture<CancelResponse> cancel(CancelRequest request) {
+    return unary(Rpc.CANCEL, request);
+  }
+
+  /** Clustered mode: adds a node to the Raft group (a listener first, then a voter). */
+  public CompletableFuture<RaftInfo> addRaftPeer(String nodeId, String raftAddress) {
+    return unary(Rpc.ADD_RAFT_PEER, AddRaftPeerRequest.newBuilder().setNodeId(nodeId).setRaftAddress(raftAddress)
+        .build());
+  }
+
+  /** Clustered mode: removes a node from the Raft group. */
+  public CompletableFuture<RaftInfo> removeRaftPeer(String nodeId) {
+    return unary(Rpc.REMOVE_RAFT_PEER, RemoveRaftPeerRequest.newBuilder().setNodeId(nodeId).build());
+  }
+
+  /** A unary call on a given target; UNAVAILABLE moves it on to the next known broker, once per broker. */
+  private <Q, R> CompletableFuture<R> unary(MethodDescriptor<Q, R> method, Q request) {
+    return unary(brokers.seedChannel(), method, request, brokers.known().size());
+  }
+
+  private <Q, R> CompletableFuture<R> unary(ManagedChannel channel, MethodDescriptor<Q, R> method, Q request,
+      int triesLeft) {
+    return Rpc.unary(channel, method, request, requestTimeout).handle((response, failure) -> {
+      if (failure == null) {
+        return CompletableFuture.completedFuture(response);
+      }
+      FutureQException error = FutureQException.from(failure);
+      if (error.code() == Status.Code.UNAVAILABLE && triesLeft > 1) {
+        return unary(brokers.nextChannel(), method, request, triesLeft - 1);
+      }
+      return CompletableFuture.<R>failedFuture(error);
+    }).thenCompose(f -> f);
+  }
+
+  /** Learns the cluster's members from one broker; the next round asks the next broker. */
+  private void discover() {
+    Rpc.unary(brokers.nextChannel(), Rpc.CLUSTER_INFO, GetClusterInfoRequest.getDefaultInstance(), requestTimeout)
+        .whenComplete((info, failure) -> {
+          if (failure != null) {
+            LOG.debug("cluster discovery: {}", failure.toString());
+          } else {
+            brokers.learn(info);
+          }
+        });
+  }
+
+  Duration requestTimeout() {
+    return requestTimeout;
+  }
+
+  ScheduledExecutorService timer() {
+    return timer;
+  }
+
+  /** Producers and consumers not yet closed. */
+  synchronized int openHandles() {
+    return handles.size();
+  }
+
+  ManagedChannel seedChannel() {
+    return brokers.seedChannel();
+  }
+
+  ManagedChannel nextChannel() {
+    return brokers.nextChannel();
+  }
+
+  private void requireOpen() {
+    if (closed) {
+      throw new IllegalStateException("the client is closed");
+    }
+  }
+
+  synchronized void forget(AutoCloseable handle) {
+    handles.remove(handle);
+  }
+
+  @Override
+  public void close() {
+    List<AutoCloseable> open;
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      open = new ArrayList<>(handles);
+    }
+    for (AutoCloseable handle : open) {
+      try {
+        handle.close();
+      } catch (Exception e) {
+        // closing the rest matters more than one handle's failure to close
+      }
+    }
+    timer.shutdownNow();
+    brokers.close();
+  }
+
+  /** Configures a {@link FutureQClient}. */
+  public static final class Builder {
+    private final List<String> targets = new ArrayList<>();
+    private Duration requestTimeout = Duration.ofSeconds(30);
+    private Duration discoveryInterval = Duration.ofSeconds(30);
+
+    /** Adds a broker as {@code host:port}; one member of a cluster is enough, several guard the start. */
+    public Builder target(String hostPort) {
+      Objects.requireNonNull(hostPort, "hostPort");
+      int colon = hostPort.lastIndexOf(':');
+      if (colon <= 0 || colon == hostPort.length() - 1) {
+        throw new IllegalArgumentException("target must be HOST:PORT, got '" + hostPort + "'");
+      }
+      int port;
+      try {
+        port = Integer.parseInt(hostPort.substring(colon + 1));
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException("target port must be a number, got '" + hostPort + "'");
+      }
+      if (port < 1 || port > 65535) {
+        throw new IllegalArgumentException("target port must be 1-65535, got " + port);
+      }
+      targets.add(hostPort);
+      return this;
+    }
+
+    /** Longest a unary call (admin, cancel) may take; default 30 s. */
+    public Builder requestTimeout(Duration timeout) {
+      this.requestTimeout = Objects.requireNonNull(timeout, "timeout");
+      return this;
+    }
+
+    /**
+     * How often the client asks a broker for the cluster's members (default 30 s; the first time at
+     * once). {@code Duration.ZERO} turns discovery off: the client uses its targets only.
+     */
+    public Builder discoveryInterval(Duration interval) {
+      Objects.requireNonNull(interval, "interval");
+      if (interval.isNegative()) {
+        throw new IllegalArgumentException("discoveryInterval must not be negative, got " + interval);
+      }
+      this.discoveryInterval = interval;
+      return this;
+    }
+
+    public FutureQClient build() {
+      if (targets.isEmpty()) {
+        throw new IllegalStateException("at least one target (HOST:PORT) is required");
+      }
+      return new FutureQClient(this);
+    }
+  }
+}
