@@ -166,13 +166,18 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
     List<InFlightTable.Entry<ActorRef<SubscriberSession.Command>>> entries = claim(nack.consumer(), nack.tags());
     metrics.nacked.increment(entries.size());
     long at = System.currentTimeMillis() + nack.requeueDelay().toMillis();
+    List<Pending> delayed = new ArrayList<>();
     for (int i = entries.size() - 1; i >= 0; i--) {
       Pending again = new Pending(entries.get(i).message, entries.get(i).attempt);
       if (nack.requeueDelay().isZero()) {
         feed.ready.addFirst(again);
       } else {
         requeue.add(again, at);
+        delayed.add(again);
       }
+    }
+    if (!delayed.isEmpty()) {
+      DurableNacks.write(gc, delayed, at);
     }
     armRequeueTimer();
     return pump();
@@ -241,7 +246,15 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
 
   private Behavior<Command> onReadDone(ReadDone done) {
     feed.onReadDone(done);
-    return done.failure() == null ? pump() : this;
+    if (done.failure() != null) {
+      return this;
+    }
+    // Nacked with a delay before this group started (a restart, a topic move): the delay holds.
+    for (DueReader.Delayed d : done.chunk().delayed()) {
+      requeue.add(new Pending(d.message(), d.mark().deliveries()), d.mark().notBeforeMs());
+    }
+    armRequeueTimer();
+    return pump();
   }
 
   private Behavior<Command> onDeadLetterDone(DeadLetterDone done) {

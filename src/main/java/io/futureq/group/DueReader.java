@@ -2,6 +2,7 @@ package io.futureq.group;
 
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.futureq.log.BrokerStateMachine;
+import io.futureq.log.NackMark;
 import io.futureq.log.proto.StoredMessage;
 import io.futureq.storage.OrderedStore;
 import io.futureq.storage.OrderedStore.Space;
@@ -21,8 +22,14 @@ final class DueReader {
    * @param full true if the limit stopped the read: more due messages may follow
    * @param nextWakeMs when the next stored message after this chunk is due (Long.MAX_VALUE if none)
    * @param snapshotIndex the applied log index the snapshot reflects
+   * @param delayed messages the group nacked with a delay before (a restart or a topic move came
+   *     since): the group holds each until its mark's time, not in {@code messages}
    */
-  record Chunk(List<DueMessage> messages, byte[] lastKey, boolean full, long nextWakeMs, long snapshotIndex) {}
+  record Chunk(List<DueMessage> messages, byte[] lastKey, boolean full, long nextWakeMs, long snapshotIndex,
+      List<Delayed> delayed) {}
+
+  /** A due message with the group's durable nack delay on it. */
+  record Delayed(DueMessage message, NackMark mark) {}
 
   private final OrderedStore store;
   private final long bucketMs;
@@ -57,6 +64,7 @@ final class DueReader {
     byte[] from = afterKey == null ? StorageKeys.messageRangeStart(hash, 0) : successor(afterKey);
     byte[] dueEnd = StorageKeys.messageRangeStart(hash, lastDueBucket + 1);
     List<DueMessage> out = new ArrayList<>();
+    List<Delayed> delayed = new ArrayList<>();
     byte[] lastKey = null;
     int scanned = 0;
     try (OrderedStore.View view = store.view()) {
@@ -69,16 +77,22 @@ final class DueReader {
           StoredMessage message = parse(it.value(), topic);
           if (message.getTopic().equals(topic) && !(message.getExpireMs() > 0 && message.getExpireMs() <= nowMs)
               && (markGroup == null || view.get(Space.INDEX, StorageKeys.ackMark(lastKey, markGroup)) == null)) {
-            out.add(new DueMessage(lastKey, message));
+            byte[] nack = group != null && message.getNackDelayed()
+                ? view.get(Space.INDEX, StorageKeys.nackMark(lastKey, group)) : null;
+            if (nack == null) {
+              out.add(new DueMessage(lastKey, message));
+            } else {
+              delayed.add(new Delayed(new DueMessage(lastKey, message), NackMark.parse(nack)));
+            }
           }
         }
         if (it.valid()) {
-          return new Chunk(out, lastKey, true, nowMs, index);
+          return new Chunk(out, lastKey, true, nowMs, index, delayed);
         }
       }
       try (OrderedStore.RangeIterator next = view.range(Space.MESSAGES, dueEnd, StorageKeys.messageRangeEnd(hash))) {
         long wake = next.valid() ? wakeTimeOf(StorageKeys.dueBucketOf(next.key())) : Long.MAX_VALUE;
-        return new Chunk(out, lastKey, false, wake, index);
+        return new Chunk(out, lastKey, false, wake, index, delayed);
       }
     }
   }

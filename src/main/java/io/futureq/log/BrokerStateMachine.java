@@ -212,6 +212,7 @@ public final class BrokerStateMachine {
         case DEAD_LETTER: return deadLetter(command.getDeadLetter());
         case JOURNAL_WRITE: return JournalApply.write(ctx, index, command.getJournalWrite());
         case JOURNAL_DELETE: return JournalApply.delete(ctx, index, command.getJournalDelete());
+        case NACK_DELAY: return NackDelayApply.apply(ctx, command.getNackDelay());
         default: throw new IllegalArgumentException("log command without a body: " + command);
       }
     }
@@ -377,6 +378,7 @@ public final class BrokerStateMachine {
       if (record.getExpireMs() > 0) {
         ctx.delete(Space.INDEX, StorageKeys.expiry(record.getTopic(), record.getExpireMs(), record.getEventId()));
       }
+      NackDelayApply.removeMarks(ctx, key, record);
       if (mayHaveMarks && book.groups(record.getTopic()).size() > 1) {
         for (byte[] mark : ctx.keysWithPrefix(Space.INDEX, StorageKeys.ackMarkPrefix(key))) {
           ctx.delete(Space.INDEX, mark);

@@ -54,6 +54,9 @@ public sealed interface CommandResult {
    */
   record JournalDeleted(String persistenceId, long deletedTo, int removed, long logIndex) implements CommandResult {}
 
+  /** A NackDelay: {@code marked} of its messages were still stored and got the group's mark. */
+  record NackDelayed(String topic, String group, int marked) implements CommandResult {}
+
   /** Why messages were removed. */
   enum Reason { ACKED, EXPIRED, CANCELLED, DEAD_LETTERED }
 }

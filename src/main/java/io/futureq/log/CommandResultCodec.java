@@ -10,6 +10,7 @@ import io.futureq.log.proto.DeadLetteredResult;
 import io.futureq.log.proto.GroupCreatedResult;
 import io.futureq.log.proto.JournalDeletedResult;
 import io.futureq.log.proto.JournalWrittenResult;
+import io.futureq.log.proto.NackDelayedResult;
 import io.futureq.log.proto.RemovalReason;
 import io.futureq.log.proto.RemovedResult;
 import io.futureq.log.proto.StoredMessageRef;
@@ -76,6 +77,9 @@ public final class CommandResultCodec {
     } else if (result instanceof CommandResult.JournalDeleted d) {
       out.setJournalDeleted(JournalDeletedResult.newBuilder().setPersistenceId(d.persistenceId())
           .setDeletedTo(d.deletedTo()).setRemoved(d.removed()).setLogIndex(d.logIndex()));
+    } else if (result instanceof CommandResult.NackDelayed n) {
+      out.setNackDelayed(NackDelayedResult.newBuilder().setTopic(n.topic()).setGroup(n.group())
+          .setMarked(n.marked()));
     } else {
       throw new IllegalArgumentException("no encoding for result " + result);
     }
@@ -116,6 +120,9 @@ public final class CommandResultCodec {
         return new CommandResult.JournalDeleted(d.getPersistenceId(), d.getDeletedTo(), d.getRemoved(),
             d.getLogIndex());
       }
+      case NACK_DELAYED:
+        return new CommandResult.NackDelayed(result.getNackDelayed().getTopic(), result.getNackDelayed().getGroup(),
+            result.getNackDelayed().getMarked());
       default:
         throw new IllegalArgumentException("apply result without a body: " + result);
     }

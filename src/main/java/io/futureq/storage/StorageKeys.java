@@ -17,6 +17,7 @@ public final class StorageKeys {
   private static final byte MESSAGE_KEY = 'k';
   private static final byte EXPIRY = 'x';
   private static final byte ACK_MARK = 'a';
+  private static final byte NACK_MARK = 'n';
   private static final byte JOURNAL_EVENT = 'J';
   private static final byte JOURNAL_HIGHEST = 'H';
   private static final byte JOURNAL_DELETED_TO = 'D';
@@ -106,6 +107,19 @@ public final class StorageKeys {
 
   public static byte[] ackMarkPrefix(byte[] messageKey) {
     return ByteBuffer.allocate(1 + MESSAGE_KEY_LENGTH).put(ACK_MARK).put(messageKey).array();
+  }
+
+  /**
+   * Marks that {@code group} nacked the message with a delay; its value says until when (see
+   * {@code NackDelays}). Under the message key, so removing the message finds them by prefix.
+   */
+  public static byte[] nackMark(byte[] messageKey, String group) {
+    byte[] g = utf8(group);
+    return ByteBuffer.allocate(1 + MESSAGE_KEY_LENGTH + g.length).put(NACK_MARK).put(messageKey).put(g).array();
+  }
+
+  public static byte[] nackMarkPrefix(byte[] messageKey) {
+    return ByteBuffer.allocate(1 + MESSAGE_KEY_LENGTH).put(NACK_MARK).put(messageKey).array();
   }
 
   /**

@@ -65,6 +65,8 @@ class CommandResultCodecTest {
 
   @Test
   void groupCreatedRoundTrips() {
+    assertEquals(new CommandResult.NackDelayed("orders", "billing", 3),
+        roundTrip(new CommandResult.NackDelayed("orders", "billing", 3)));
     assertEquals(new CommandResult.GroupCreated("orders", "billing", true, 41),
         roundTrip(new CommandResult.GroupCreated("orders", "billing", true, 41)));
     assertEquals(new CommandResult.GroupCreated("orders", "billing", false, 42),
