@@ -15,18 +15,26 @@ import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
 import org.rocksdb.WriteBatch;
+import org.rocksdb.WriteOptions;
 
 /**
- * Builds the one batch that makes a live {@link RocksStore} equal to a checkpoint: a range delete
- * over everything each space holds, then every entry of the checkpoint.
+ * Makes a live {@link RocksStore} equal to a checkpoint, in bounded batches: first a range delete
+ * over everything each space holds, then the checkpoint's entries a few MiB at a time, and the META
+ * space (applied index, event ids) last.
  *
- * <p>Why a batch rather than swapping directories: the store is shared (group readers, views,
- * admin), and closing and reopening RocksDB under them would invalidate their handles; a batch
- * keeps one instance and is atomic for every reader. The cost is memory: the batch holds the whole
- * checkpoint, so installing a snapshot needs heap for the store's live data. Ingesting the
- * checkpoint's SST files would avoid that and is the path if stores grow past a few GiB.
+ * <p>Why batches: one batch of the whole checkpoint needs memory for the store's live data, and a
+ * follower with GiBs could not catch up. Why not swap directories: the store is shared (group
+ * readers, views, admin), and reopening RocksDB under them would invalidate their handles.
+ *
+ * <p>What it costs: readers may see a mix of the old and the new content while it runs (entities
+ * hosted on the node start over once it is done). Crash safety: META is empty from the first batch
+ * until the last, so a store restarted after an interrupted restore has applied nothing, and the
+ * Raft state machine restores it again from the same snapshot.
  */
 final class CheckpointRestore {
+  /** Most bytes of keys and values written per batch. */
+  static final long CHUNK_BYTES = 4L << 20;
+
   private CheckpointRestore() {}
 
   /** The column families of a store, in the order {@link RocksStore} opens them. */
@@ -35,31 +43,35 @@ final class CheckpointRestore {
   static final List<Space> SPACES = List.of(Space.META, Space.MESSAGES, Space.INDEX);
 
   /**
-   * The batch that replaces everything in {@code db} with the content of checkpoint {@code dir}.
+   * Replaces everything in {@code db} with the content of checkpoint {@code dir}.
    *
-   * @throws StorageException naming {@code dir} if it is not a readable checkpoint
+   * @throws StorageException naming {@code dir} if it is not a readable checkpoint (then nothing
+   *     changed) or if writing failed (then META is empty: restore again)
    */
-  static WriteBatch batch(RocksDB db, Map<Space, ColumnFamilyHandle> handles, Path dir) {
+  static void restore(RocksDB db, Map<Space, ColumnFamilyHandle> handles, Path dir, WriteOptions sync,
+      long chunkBytes) {
     if (!Files.isDirectory(dir)) {
       throw new StorageException("cannot restore from " + dir + ": no such directory", null);
     }
     List<ColumnFamilyHandle> sourceHandles = new ArrayList<>();
-    WriteBatch batch = new WriteBatch();
     try (ColumnFamilyOptions cfOptions = new ColumnFamilyOptions(); DBOptions options = new DBOptions()) {
       List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
       FAMILIES.forEach(name -> descriptors.add(new ColumnFamilyDescriptor(name, cfOptions)));
       try (RocksDB source = RocksDB.openReadOnly(options, dir.toString(), descriptors, sourceHandles)) {
-        for (int i = 0; i < SPACES.size(); i++) {
-          ColumnFamilyHandle target = handles.get(SPACES.get(i));
-          clear(db, target, batch);
-          copy(source, sourceHandles.get(i), target, batch);
+        try (WriteBatch clear = new WriteBatch()) {
+          for (Space space : SPACES) {
+            clear(db, handles.get(space), clear);
+          }
+          db.write(sync, clear);
+        }
+        // META last: until it is written the store has applied nothing.
+        for (int i : new int[] {1, 2, 0}) {
+          copy(db, source, sourceHandles.get(i), handles.get(SPACES.get(i)), sync, chunkBytes);
         }
       } finally {
         sourceHandles.forEach(ColumnFamilyHandle::close);
       }
-      return batch;
     } catch (RocksDBException | RuntimeException e) {
-      batch.close();
       throw new StorageException("cannot restore from checkpoint " + dir + ": " + e.getMessage(), e);
     }
   }
@@ -75,11 +87,27 @@ final class CheckpointRestore {
     }
   }
 
-  private static void copy(RocksDB source, ColumnFamilyHandle from, ColumnFamilyHandle to, WriteBatch batch)
-      throws RocksDBException {
+  private static void copy(RocksDB db, RocksDB source, ColumnFamilyHandle from, ColumnFamilyHandle to,
+      WriteOptions sync, long chunkBytes) throws RocksDBException {
     try (RocksIterator it = source.newIterator(from)) {
-      for (it.seekToFirst(); it.isValid(); it.next()) {
-        batch.put(to, it.key(), it.value());
+      WriteBatch batch = new WriteBatch();
+      try {
+        long bytes = 0;
+        for (it.seekToFirst(); it.isValid(); it.next()) {
+          byte[] key = it.key();
+          byte[] value = it.value();
+          batch.put(to, key, value);
+          bytes += key.length + value.length;
+          if (bytes >= chunkBytes) {
+            db.write(sync, batch);
+            batch.close();
+            batch = new WriteBatch();
+            bytes = 0;
+          }
+        }
+        db.write(sync, batch);
+      } finally {
+        batch.close();
       }
     }
   }

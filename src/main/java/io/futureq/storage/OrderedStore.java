@@ -86,12 +86,14 @@ public interface OrderedStore extends AutoCloseable {
   void checkpoint(Path dir);
 
   /**
-   * Replaces the whole content of every space with that of a {@link #checkpoint} in {@code dir},
-   * atomically: readers see the old state or the new one, never a mix. Open views keep their old
-   * snapshot. A Raft follower uses it to install a snapshot sent by its leader.
+   * Replaces the whole content of every space with that of a {@link #checkpoint} in {@code dir}, in
+   * bounded batches (memory does not grow with the store): readers may see a mix while it runs; open
+   * views keep their old snapshot. The META space is empty from the start until the end, so after a
+   * crash or failure midway the store has applied nothing and is restored again. A Raft follower
+   * uses it to install a snapshot sent by its leader.
    *
-   * @throws StorageException naming {@code dir} if it cannot be read, or if this store has no
-   *     checkpoints; then nothing changed
+   * @throws StorageException naming {@code dir} if it cannot be read (then nothing changed), if
+   *     writing failed (then META is empty), or if this store has no checkpoints
    */
   void restoreFrom(Path dir);
 

@@ -131,14 +131,15 @@ public final class RocksStore implements OrderedStore {
     }
   }
 
-  /** See {@link OrderedStore#restoreFrom}; {@link CheckpointRestore} says why it is one batch. */
+  /** See {@link OrderedStore#restoreFrom}; {@link CheckpointRestore} says how, in bounded batches. */
   @Override
   public void restoreFrom(Path checkpoint) {
-    try (WriteBatch batch = CheckpointRestore.batch(db, handles, checkpoint)) {
-      db.write(syncWrite, batch);
-    } catch (RocksDBException e) {
-      throw new StorageException("restoring " + dir + " from " + checkpoint + " failed: " + e.getMessage(), e);
-    }
+    restoreFrom(checkpoint, CheckpointRestore.CHUNK_BYTES);
+  }
+
+  /** As {@link #restoreFrom(Path)}, writing at most {@code chunkBytes} per batch (tests use small ones). */
+  void restoreFrom(Path checkpoint, long chunkBytes) {
+    CheckpointRestore.restore(db, handles, checkpoint, syncWrite, chunkBytes);
   }
 
   @Override

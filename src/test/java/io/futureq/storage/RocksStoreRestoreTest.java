@@ -58,6 +58,29 @@ class RocksStoreRestoreTest {
   }
 
   @Test
+  void aRestoreInManySmallBatchesEndsEqualToTheCheckpoint() {
+    for (int i = 0; i < 500; i++) {
+      for (Space space : Space.values()) {
+        put(space, String.format("key-%04d", i), "value-" + i);
+      }
+    }
+    Path checkpoint = dir.resolve("checkpoint");
+    store.checkpoint(checkpoint);
+    for (Space space : Space.values()) {
+      put(space, "key-0000", "changed");
+      put(space, "zzz-added", "new");
+    }
+    store.restoreFrom(checkpoint, 64); // a few entries per batch
+
+    for (Space space : Space.values()) {
+      List<String> entries = entries(space);
+      assertEquals(500, entries.size(), space.name());
+      assertEquals("key-0000=value-0", entries.get(0), space.name());
+      assertEquals("key-0499=value-499", entries.get(499), space.name());
+    }
+  }
+
+  @Test
   void restoringFromAMissingDirectoryChangesNothing() {
     put(Space.META, "k", "v");
 
