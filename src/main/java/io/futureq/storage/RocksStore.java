@@ -3,6 +3,7 @@ package io.futureq.storage;
 import io.futureq.config.StorageSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -24,9 +25,14 @@ import org.rocksdb.Snapshot;
 import org.rocksdb.Slice;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** {@link OrderedStore} on RocksDB: one column family per {@link OrderedStore.Space}. */
 public final class RocksStore implements OrderedStore {
+  private static final Logger LOG = LoggerFactory.getLogger(RocksStore.class);
+  /** Longest {@link #close} waits for calls and views still using the store. */
+  static final Duration CLOSE_WAIT = Duration.ofSeconds(10);
   static {
     RocksDB.loadLibrary();
   }
@@ -40,9 +46,11 @@ public final class RocksStore implements OrderedStore {
   private final List<ColumnFamilyHandle> allHandles = new ArrayList<>();
   private final WriteOptions syncWrite = new WriteOptions().setSync(true);
   private final WriteOptions asyncWrite = new WriteOptions().setSync(false);
+  private final StoreGate gate;
 
   private RocksStore(Path dir, StorageSettings settings) throws RocksDBException {
     this.dir = dir;
+    this.gate = new StoreGate(dir);
     this.cache = new LRUCache(settings.blockCacheBytes());
     this.dbOptions = new DBOptions().setCreateIfMissing(true).setCreateMissingColumnFamilies(true)
         .setMaxBackgroundJobs(2).setBytesPerSync(1 << 20);
@@ -94,40 +102,63 @@ public final class RocksStore implements OrderedStore {
     return dir;
   }
 
+  /** A batch names column families, so it holds the gate until it is closed, as a view does. */
   @Override
   public Batch newBatch() {
-    return new RocksBatch();
+    gate.enter();
+    try {
+      return new RocksBatch();
+    } catch (RuntimeException e) {
+      gate.exit();
+      throw e;
+    }
   }
 
   @Override
   public void commit(Batch batch, boolean sync) {
+    gate.enter();
     try {
       db.write(sync ? syncWrite : asyncWrite, ((RocksBatch) batch).batch);
     } catch (RocksDBException e) {
       throw new StorageException("write to " + dir + " failed: " + e.getMessage(), e);
+    } finally {
+      gate.exit();
     }
   }
 
   @Override
   public byte[] get(Space space, byte[] key) {
+    gate.enter();
     try {
       return db.get(handles.get(space), key);
     } catch (RocksDBException e) {
       throw new StorageException("read from " + dir + " failed: " + e.getMessage(), e);
+    } finally {
+      gate.exit();
+    }
+  }
+
+  /** A view holds the gate until it is closed: the store cannot close under its snapshot. */
+  @Override
+  public View view() {
+    gate.enter();
+    try {
+      return new RocksView();
+    } catch (RuntimeException e) {
+      gate.exit();
+      throw e;
     }
   }
 
   @Override
-  public View view() {
-    return new RocksView();
-  }
-
-  @Override
   public void checkpoint(Path target) {
+    gate.enter();
     try (Checkpoint checkpoint = Checkpoint.create(db)) {
       checkpoint.createCheckpoint(target.toString());
     } catch (RocksDBException e) {
       throw new StorageException("checkpoint of " + dir + " into " + target + " failed: " + e.getMessage(), e);
+    } finally {
+      gate.exit();
     }
   }
 
@@ -139,12 +170,27 @@ public final class RocksStore implements OrderedStore {
 
   /** As {@link #restoreFrom(Path)}, writing at most {@code chunkBytes} per batch (tests use small ones). */
   void restoreFrom(Path checkpoint, long chunkBytes) {
-    CheckpointRestore.restore(db, handles, checkpoint, syncWrite, chunkBytes);
+    gate.enter();
+    try {
+      CheckpointRestore.restore(db, handles, checkpoint, syncWrite, chunkBytes);
+    } finally {
+      gate.exit();
+    }
   }
 
+  /**
+   * Waits (up to {@link #CLOSE_WAIT}) for calls and views still inside, then closes RocksDB. If some
+   * never leave, RocksDB is left open (its memory leaks until the process ends) rather than closed
+   * under them, which would abort the JVM.
+   */
   @Override
   public synchronized void close() {
     if (!db.isOwningHandle()) {
+      return;
+    }
+    if (!gate.close(CLOSE_WAIT)) {
+      LOG.error("{} calls or views still use the store in {} after {}; it is left open rather than closed under "
+          + "them", gate.inside(), dir, CLOSE_WAIT);
       return;
     }
     try {
@@ -164,6 +210,7 @@ public final class RocksStore implements OrderedStore {
 
   private final class RocksBatch implements Batch {
     private final WriteBatch batch = new WriteBatch();
+    private boolean closed;
 
     @Override
     public void put(Space space, byte[] key, byte[] value) {
@@ -185,13 +232,19 @@ public final class RocksStore implements OrderedStore {
 
     @Override
     public void close() {
+      if (closed) {
+        return;
+      }
+      closed = true;
       batch.close();
+      gate.exit();
     }
   }
 
   private final class RocksView implements View {
     private final Snapshot snapshot = db.getSnapshot();
     private final ReadOptions readOptions = new ReadOptions().setSnapshot(snapshot);
+    private boolean closed;
 
     @Override
     public byte[] get(Space space, byte[] key) {
@@ -209,8 +262,13 @@ public final class RocksStore implements OrderedStore {
 
     @Override
     public void close() {
+      if (closed) {
+        return;
+      }
+      closed = true;
       readOptions.close();
       db.releaseSnapshot(snapshot);
+      gate.exit();
     }
   }
 

@@ -1,8 +1,8 @@
 package io.futureq.cluster;
 
+import static io.futureq.cluster.ClusterTopics.awaitReceived;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.futureq.api.grpc.ClusterInfo;
 import io.futureq.client.ConsumerOptions;
 import io.futureq.client.FutureQClient;
 import io.futureq.client.FutureQProducer;
@@ -28,7 +28,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class SnapshotInstallE2ETest {
-  private static final int TOPICS = 8;
   private static final int MISSED = 30;
 
   @TempDir
@@ -42,49 +41,21 @@ class SnapshotInstallE2ETest {
     try (ClusterNodes cluster = new ClusterNodes(dir, 3, small, true)) {
       cluster.startAll();
       cluster.awaitAllReady(Duration.ofSeconds(90));
-      Map<String, Set<String>> received = new ConcurrentHashMap<>();
-      FutureQClient.Builder all = FutureQClient.builder().requestTimeout(Duration.ofSeconds(10));
-      for (int i = 0; i < 3; i++) {
-        all.target(cluster.target(i));
-      }
-      try (FutureQClient client = all.build()) {
+      try (FutureQClient client = ClusterTopics.clientOfAll(cluster)) {
         FutureQProducer producer = client.producer(ProducerOptions.defaults().withLinger(Duration.ofMillis(1)));
-        List<String> topics = new ArrayList<>();
-        for (int t = 0; t < TOPICS; t++) {
-          String topic = "install-" + t;
-          topics.add(topic);
-          received.put(topic, ConcurrentHashMap.newKeySet());
-          client.subscribe(topic, "g", m -> received.get(topic).add(new String(m.payload())),
-              ConsumerOptions.defaults());
-          producer.send(OutgoingMessage.to(topic).payload("warm").build()).get(20, TimeUnit.SECONDS);
-        }
-        for (String topic : topics) {
-          awaitReceived(received.get(topic), Set.of("warm"), Duration.ofSeconds(30), topic);
-        }
-        ClusterInfo info = client.clusterInfo().get(10, TimeUnit.SECONDS);
-        String leader = info.getRaft().getLeaderId();
-        String topic = null;
-        int follower = -1;
-        for (var member : info.getMembersList()) {
-          if (!member.getNodeId().equals(leader) && !member.getTopicsList().isEmpty()) {
-            follower = Integer.parseInt(member.getNodeId().substring("node-".length())) - 1;
-            topic = member.getTopicsList().stream().filter(topics::contains).findFirst().orElse(null);
-            if (topic != null) {
-              break;
-            }
-          }
-        }
-        if (topic == null) {
-          throw new AssertionError("no follower hosts any of " + topics + ": " + info);
-        }
-        String hosted = topic;
-        String other = topics.stream().filter(t -> !t.equals(hosted)).findFirst().orElseThrow();
+        Map<String, Set<String>> received = ClusterTopics.subscribeAndWarm(client, producer, "install", 8, "g");
+        List<String> topics = new ArrayList<>(received.keySet());
+        ClusterTopics.Hosted on = ClusterTopics.onFollower(client, topics);
+        String topic = on.topic();
+        int follower = on.node();
+        String leader = "node-" + (on.leader() + 1);
+        String other = topics.stream().filter(t -> !t.equals(on.topic())).findFirst().orElseThrow();
 
         // A marker due while the follower is cut off: its group wakes, reads the stale store and moves
         // its cursor past the keys of the messages it never saw (the way they got stuck for good).
         producer.send(OutgoingMessage.to(topic).payload("marker").delay(Duration.ofSeconds(3)).build())
             .get(20, TimeUnit.SECONDS);
-        awaitApplied(cluster, follower, Integer.parseInt(leader.substring("node-".length())) - 1);
+        awaitApplied(cluster, follower, on.leader());
         System.out.println("[install] cutting node-" + (follower + 1) + " (hosts " + topic + ") off leader " + leader);
         cluster.raftProxy(follower).cut();
         Set<String> missed = new TreeSet<>();
@@ -116,42 +87,13 @@ class SnapshotInstallE2ETest {
     try (ClusterNodes cluster = new ClusterNodes(dir, 3, Map.of(), true)) {
       cluster.startAll();
       cluster.awaitAllReady(Duration.ofSeconds(90));
-      FutureQClient.Builder all = FutureQClient.builder().requestTimeout(Duration.ofSeconds(10));
-      for (int i = 0; i < 3; i++) {
-        all.target(cluster.target(i));
-      }
-      try (FutureQClient client = all.build()) {
+      try (FutureQClient client = ClusterTopics.clientOfAll(cluster)) {
         FutureQProducer producer = client.producer(ProducerOptions.defaults().withLinger(Duration.ofMillis(1)));
-        Map<String, Set<String>> first = new ConcurrentHashMap<>();
-        List<String> topics = new ArrayList<>();
-        for (int t = 0; t < TOPICS; t++) {
-          String topic = "lagging-" + t;
-          topics.add(topic);
-          first.put(topic, ConcurrentHashMap.newKeySet());
-          client.subscribe(topic, "first", m -> first.get(topic).add(new String(m.payload())),
-              ConsumerOptions.defaults());
-          producer.send(OutgoingMessage.to(topic).payload("warm").build()).get(20, TimeUnit.SECONDS);
-        }
-        for (String topic : topics) {
-          awaitReceived(first.get(topic), Set.of("warm"), Duration.ofSeconds(30), topic);
-        }
-        ClusterInfo info = client.clusterInfo().get(10, TimeUnit.SECONDS);
-        String leader = info.getRaft().getLeaderId();
-        int follower = -1;
-        String topic = null;
-        for (var member : info.getMembersList()) {
-          if (!member.getNodeId().equals(leader)) {
-            String hosted = member.getTopicsList().stream().filter(topics::contains).findFirst().orElse(null);
-            if (hosted != null) {
-              follower = Integer.parseInt(member.getNodeId().substring("node-".length())) - 1;
-              topic = hosted;
-              break;
-            }
-          }
-        }
-        if (topic == null) {
-          throw new AssertionError("no follower hosts any of " + topics + ": " + info);
-        }
+        Map<String, Set<String>> first = ClusterTopics.subscribeAndWarm(client, producer, "lagging", 8, "first");
+        ClusterTopics.Hosted on = ClusterTopics.onFollower(client, new ArrayList<>(first.keySet()));
+        String topic = on.topic();
+        int follower = on.node();
+        String leader = "node-" + (on.leader() + 1);
         // Stored on every replica, due only once the follower is cut off: the group acks them then,
         // and their deletes commit without the follower.
         Set<String> old = new TreeSet<>();
@@ -160,7 +102,7 @@ class SnapshotInstallE2ETest {
           producer.send(OutgoingMessage.to(topic).payload("old-" + i).delay(Duration.ofSeconds(3)).build())
               .get(20, TimeUnit.SECONDS);
         }
-        awaitApplied(cluster, follower, Integer.parseInt(leader.substring("node-".length())) - 1);
+        awaitApplied(cluster, follower, on.leader());
         System.out.println("[lagging] cutting node-" + (follower + 1) + " (hosts " + topic + ") off leader "
             + leader);
         cluster.raftProxy(follower).cut();
@@ -196,14 +138,5 @@ class SnapshotInstallE2ETest {
     }
   }
 
-  private static void awaitReceived(Set<String> received, Set<String> expected, Duration within, String what)
-      throws InterruptedException {
-    long deadline = System.currentTimeMillis() + within.toMillis();
-    while (!received.containsAll(expected) && System.currentTimeMillis() < deadline) {
-      Thread.sleep(100);
-    }
-    Set<String> missing = new TreeSet<>(expected);
-    missing.removeAll(received);
-    assertEquals(Set.of(), missing, "not delivered from " + what);
-  }
+
 }

@@ -1,0 +1,84 @@
+package io.futureq.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.futureq.api.grpc.ClusterInfo;
+import io.futureq.client.ConsumerOptions;
+import io.futureq.client.FutureQClient;
+import io.futureq.client.FutureQProducer;
+import io.futureq.client.OutgoingMessage;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/** Topics spread over a test cluster: subscribed, warmed up, and found on a follower. */
+final class ClusterTopics {
+  private ClusterTopics() {}
+
+  /** Which node hosts which of the topics: a follower and one topic it hosts. */
+  record Hosted(int node, String topic, int leader) {}
+
+  /** A client that knows every node of {@code cluster}. */
+  static FutureQClient clientOfAll(ClusterNodes cluster) {
+    FutureQClient.Builder all = FutureQClient.builder().requestTimeout(Duration.ofSeconds(10));
+    for (int i = 0; i < cluster.size; i++) {
+      all.target(cluster.target(i));
+    }
+    return all.build();
+  }
+
+  /**
+   * Subscribes group {@code group} to {@code count} topics named {@code prefix-0...} and waits until
+   * each delivered a first message ("warm"), so every topic has a running entity somewhere.
+   *
+   * @return what each topic's consumer received, by topic (payloads as strings)
+   */
+  static Map<String, Set<String>> subscribeAndWarm(FutureQClient client, FutureQProducer producer, String prefix,
+      int count, String group) throws Exception {
+    Map<String, Set<String>> received = new LinkedHashMap<>();
+    for (int t = 0; t < count; t++) {
+      String topic = prefix + "-" + t;
+      Set<String> got = ConcurrentHashMap.newKeySet();
+      received.put(topic, got);
+      client.subscribe(topic, group, m -> got.add(new String(m.payload())), ConsumerOptions.defaults());
+      producer.send(OutgoingMessage.to(topic).payload("warm").build()).get(20, TimeUnit.SECONDS);
+    }
+    for (Map.Entry<String, Set<String>> topic : received.entrySet()) {
+      awaitReceived(topic.getValue(), Set.of("warm"), Duration.ofSeconds(30), topic.getKey());
+    }
+    return received;
+  }
+
+  /** A node other than the Raft leader that hosts one of {@code topics}. */
+  static Hosted onFollower(FutureQClient client, List<String> topics) throws Exception {
+    ClusterInfo info = client.clusterInfo().get(10, TimeUnit.SECONDS);
+    String leader = info.getRaft().getLeaderId();
+    for (var member : info.getMembersList()) {
+      String hosted = member.getTopicsList().stream().filter(topics::contains).findFirst().orElse(null);
+      if (!member.getNodeId().equals(leader) && hosted != null) {
+        return new Hosted(index(member.getNodeId()), hosted, index(leader));
+      }
+    }
+    throw new AssertionError("no follower hosts any of " + topics + ": " + info);
+  }
+
+  static int index(String nodeId) {
+    return Integer.parseInt(nodeId.substring("node-".length())) - 1;
+  }
+
+  static void awaitReceived(Set<String> received, Set<String> expected, Duration within, String what)
+      throws InterruptedException {
+    long deadline = System.currentTimeMillis() + within.toMillis();
+    while (!received.containsAll(expected) && System.currentTimeMillis() < deadline) {
+      Thread.sleep(100);
+    }
+    Set<String> missing = new TreeSet<>(expected);
+    missing.removeAll(received);
+    assertEquals(Set.of(), missing, "not delivered from " + what);
+  }
+}
