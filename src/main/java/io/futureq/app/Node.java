@@ -8,6 +8,7 @@ import io.futureq.api.HealthService;
 import io.futureq.api.NodeDirectory;
 import io.futureq.api.ProducerService;
 import io.futureq.config.BrokerSettings;
+import io.futureq.config.SecuritySettings;
 import io.futureq.config.StorageEngine;
 import io.futureq.config.StorageSettings;
 import io.futureq.journal.JournalBackend;
@@ -186,6 +187,11 @@ public final class Node implements AutoCloseable {
     LOG.info("FutureQ node {} serving gRPC on {}:{}, advertised as {} (data in {})", settings.cluster().nodeId(),
         settings.api().host(), grpcPort, grpcAddress, settings.storage().engine() == StorageEngine.MEMORY
             ? "memory only, lost on restart" : settings.storage().dataDir().toAbsolutePath());
+    if (!SecuritySettings.isLoopback(settings.api().host())) {
+      LOG.warn("gRPC on {}:{} is reachable from other machines WITHOUT TLS OR AUTHENTICATION "
+          + "(futureq.security.allow-insecure = true): anyone who reaches it can publish, consume, cancel and "
+          + "administer", settings.api().host(), grpcPort);
+    }
     return new Node(system, binding, store);
   }
 

@@ -20,6 +20,7 @@ public record BrokerSettings(
     EndpointSettings management,
     LimitSettings limits,
     RaftSettings raft,
+    SecuritySettings security,
     Config config) {
 
   /**
@@ -40,11 +41,12 @@ public record BrokerSettings(
         EndpointSettings.from(r, "futureq.management.", false),
         LimitSettings.from(r),
         null,
+        SecuritySettings.from(r),
         config);
     if (settings.cluster().enabled()) {
       settings = new BrokerSettings(settings.cluster(), settings.api(), settings.storage(), settings.topic(),
           settings.group(), settings.metrics(), settings.management(), settings.limits(), RaftSettings.from(r, config),
-          config);
+          settings.security(), config);
     }
     List<String> problems = r.problems();
     if (settings.api().defaultMaxInFlight() > settings.api().maxInFlight()) {
@@ -53,6 +55,7 @@ public record BrokerSettings(
     if (settings.api().maxPayloadBytes() > settings.api().maxBatchBytes()) {
       problems.add("futureq.api.max-payload-size: must not exceed futureq.api.max-batch-size");
     }
+    settings.security().check(settings.api(), problems);
     if (settings.cluster().enabled() && settings.storage().engine() == StorageEngine.MEMORY) {
       problems.add("futureq.storage.engine: memory runs standalone only; with futureq.cluster.enabled = true every "
           + "replica must keep its Raft state and store across restarts, so use rocksdb");

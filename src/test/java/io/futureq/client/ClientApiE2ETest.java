@@ -36,7 +36,8 @@ class ClientApiE2ETest {
 
   @BeforeAll
   void start(@TempDir Path dir) {
-    broker = TestBroker.start(dir.resolve("data"), Map.of("futureq.api.host", "0.0.0.0"));
+    broker = TestBroker.start(dir.resolve("data"), Map.of("futureq.api.host", "0.0.0.0",
+        "futureq.security.allow-insecure", true));
     client = FutureQClient.builder().target("127.0.0.1:" + broker.node.grpcPort()).build();
   }
 

@@ -75,13 +75,27 @@ class BrokerSettingsTest {
     assertTrue(e.getMessage().contains("futureq.storage.data-dir: must not be empty"));
   }
 
+  /** Issue 12, safe by default: the API has no authentication yet, so it serves only loopback unless told. */
+  @Test
+  void theApiListensOnLoopbackByDefaultAndAWiderBindNeedsAllowInsecure() {
+    assertEquals("127.0.0.1", BrokerSettings.from(BrokerSettings.load(null, Map.of())).api().host());
+    SettingsException refused = assertThrows(SettingsException.class,
+        () -> BrokerSettings.from(with("futureq.api.host = \"0.0.0.0\"")));
+    assertTrue(refused.getMessage().contains("futureq.api.host: \"0.0.0.0\" can be reached from other machines")
+        && refused.getMessage().contains("futureq.security.allow-insecure = true"), refused.getMessage());
+    assertEquals("0.0.0.0", BrokerSettings.from(with("futureq.api.host = \"0.0.0.0\"\n"
+        + "futureq.security.allow-insecure = true")).api().host());
+    assertEquals("localhost", BrokerSettings.from(with("futureq.api.host = \"localhost\"")).api().host());
+  }
+
   @Test
   void advertisedAddressIsDialableByDefault() {
-    BrokerSettings wildcardBind = BrokerSettings.from(BrokerSettings.load(null, Map.of()));
+    BrokerSettings wildcardBind = BrokerSettings.from(with("futureq.api.host = \"0.0.0.0\"\n"
+        + "futureq.security.allow-insecure = true"));
     assertEquals("0.0.0.0", wildcardBind.api().host());
     assertEquals("127.0.0.1:8443", wildcardBind.api().advertised().at(8443), "the remoting host, not 0.0.0.0");
-    assertEquals("10.1.2.3:8443", BrokerSettings.from(with("futureq.cluster.remoting.host = \"10.1.2.3\""))
-        .api().advertised().at(8443));
+    assertEquals("10.1.2.3:8443", BrokerSettings.from(with("futureq.cluster.remoting.host = \"10.1.2.3\"\n"
+        + "futureq.api.host = \"0.0.0.0\"\nfutureq.security.allow-insecure = true")).api().advertised().at(8443));
     assertEquals("127.0.0.2:9000", BrokerSettings.from(with("futureq.api.host = \"127.0.0.2\""))
         .api().advertised().at(9000), "a specific bind host is dialable as it is");
   }
