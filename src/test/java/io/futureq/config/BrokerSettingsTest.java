@@ -94,6 +94,50 @@ class BrokerSettingsTest {
   }
 
   @Test
+  void aKeyThatIsNoSettingIsReportedWithTheClosestSetting() {
+    SettingsException e = assertThrows(SettingsException.class, () -> BrokerSettings.from(with(
+        "futureq.group.in-flight-timout = 5s\nfutureq.api.prot = 9000\nfutureq.api.port = 9000")));
+    assertEquals(java.util.List.of(
+        "futureq.api.prot: no such setting (did you mean futureq.api.port?); conf/futureq.conf lists them all",
+        "futureq.group.in-flight-timout: no such setting (did you mean futureq.group.in-flight-timeout?); "
+            + "conf/futureq.conf lists them all"), e.problems().stream().sorted().toList());
+  }
+
+  @Test
+  void theNodesOfMapSettingsAreTheUsersOwnKeys() {
+    BrokerSettings s = BrokerSettings.from(with("futureq.cluster.enabled = true\n"
+        + "futureq.raft.peers { node-1 = \"10.0.0.1:50005\", node-2 = \"10.0.0.2:50005\" }\n"
+        + "futureq.cluster.discovery.contact-points = [\"10.0.0.1:8558\"]"));
+    assertEquals(Map.of("node-1", "10.0.0.1:50005", "node-2", "10.0.0.2:50005"), s.raft().peers());
+  }
+
+  @Test
+  void environmentVariablesSetListAndMapSettings() {
+    BrokerSettings s = BrokerSettings.from(BrokerSettings.load(null, Map.of(
+        "FUTUREQ_CLUSTER_ENABLED", "true",
+        "FUTUREQ_CLUSTER_DISCOVERY_CONTACT_POINTS", "10.0.0.1:8558, 10.0.0.2:8558,10.0.0.3:8558",
+        "FUTUREQ_RAFT_PEERS", "node-1=10.0.0.1:50005, node-2=10.0.0.2:50005,node-3=10.0.0.3:50005")));
+    assertEquals(java.util.List.of("10.0.0.1:8558", "10.0.0.2:8558", "10.0.0.3:8558"),
+        s.cluster().contactPoints());
+    assertEquals(Map.of("node-1", "10.0.0.1:50005", "node-2", "10.0.0.2:50005", "node-3", "10.0.0.3:50005"),
+        s.raft().peers());
+
+    BrokerSettings hocon = BrokerSettings.from(BrokerSettings.load(null, Map.of(
+        "FUTUREQ_CLUSTER_ENABLED", "true",
+        "FUTUREQ_CLUSTER_DISCOVERY_CONTACT_POINTS", "[\"10.0.0.1:8558\"]",
+        "FUTUREQ_RAFT_PEERS", "{ node-1 = \"10.0.0.1:50005\" }")));
+    assertEquals(java.util.List.of("10.0.0.1:8558"), hocon.cluster().contactPoints());
+    assertEquals(Map.of("node-1", "10.0.0.1:50005"), hocon.raft().peers());
+  }
+
+  @Test
+  void aMapVariableThatIsNotNameValuePairsIsAConfigurationError() {
+    com.typesafe.config.ConfigException e = assertThrows(com.typesafe.config.ConfigException.class,
+        () -> BrokerSettings.load(null, Map.of("FUTUREQ_RAFT_PEERS", "10.0.0.1:50005")));
+    assertTrue(e.getMessage().contains("FUTUREQ_RAFT_PEERS: '10.0.0.1:50005' is not NAME=VALUE"), e.getMessage());
+  }
+
+  @Test
   void pekkoSettingsFollowTheFutureqKeys() {
     Config config = BrokerSettings.load(null, Map.of("FUTUREQ_MANAGEMENT_PORT", "18558"));
     assertEquals(18558, config.getInt("pekko.management.http.port"));
