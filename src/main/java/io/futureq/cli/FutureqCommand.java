@@ -20,7 +20,24 @@ public final class FutureqCommand implements Runnable {
     if (LoggerFactory.getLogger("io.futureq.client") instanceof ch.qos.logback.classic.Logger client) {
       client.setLevel(Level.OFF);
     }
-    System.exit(new CommandLine(new FutureqCommand()).execute(args));
+    System.exit(commandLine().execute(args));
+  }
+
+  /**
+   * The command line with FutureQ's handling of bad arguments: one line naming the problem and one with where
+   * to look, instead of picocli's default of the whole usage text.
+   */
+  public static CommandLine commandLine() {
+    return new CommandLine(new FutureqCommand()).setParameterExceptionHandler(FutureqCommand::badArguments);
+  }
+
+  private static int badArguments(CommandLine.ParameterException e, String[] args) {
+    CommandLine command = e.getCommandLine();
+    java.io.PrintWriter err = command.getErr();
+    err.println("futureq: " + e.getMessage());
+    err.println("Try '" + command.getCommandSpec().qualifiedName() + " --help' for the options.");
+    err.flush();
+    return command.getCommandSpec().exitCodeOnInvalidInput();
   }
 
   @Override
