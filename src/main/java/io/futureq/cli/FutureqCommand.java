@@ -1,6 +1,7 @@
 package io.futureq.cli;
 
 import ch.qos.logback.classic.Level;
+import java.util.List;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -35,7 +36,9 @@ public final class FutureqCommand implements Runnable {
     CommandLine command = e.getCommandLine();
     java.io.PrintWriter err = command.getErr();
     err.println("futureq: " + e.getMessage());
-    err.println("Try '" + command.getCommandSpec().qualifiedName() + " --help' for the options.");
+    List<String> suggestions = e instanceof CommandLine.UnmatchedArgumentException u ? u.getSuggestions() : List.of();
+    err.println((suggestions.isEmpty() ? "" : "Did you mean " + String.join(" or ", suggestions) + "? ")
+        + "Try '" + command.getCommandSpec().qualifiedName() + " --help' for the options.");
     err.flush();
     return command.getCommandSpec().exitCodeOnInvalidInput();
   }

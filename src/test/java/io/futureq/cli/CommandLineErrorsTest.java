@@ -59,7 +59,7 @@ class CommandLineErrorsTest {
     Cli.Result r = Cli.run("stats", "--server", NOBODY, "--topik");
     assertEquals(2, r.exit(), r.toString());
     assertEquals(java.util.List.of("futureq: Unknown option: '--topik'",
-        "Try 'futureq stats --help' for the options."), r.err().lines().toList());
+        "Did you mean --topic? Try 'futureq stats --help' for the options."), r.err().lines().toList());
     Cli.Result nested = Cli.run("cluster", "leave", "--server", NOBODY);
     assertEquals(java.util.List.of("futureq: Missing required option: '--node-id=<nodeId>'",
         "Try 'futureq cluster leave --help' for the options."), nested.err().lines().toList());
@@ -115,6 +115,7 @@ class CommandLineErrorsTest {
     assertTrue(r.err().lines().findFirst().orElse("").contains(flag), "first error line should name " + flag
         + ":\n" + r);
     assertEquals(2, r.err().lines().count(), "one line and a hint:\n" + r);
-    assertTrue(r.err().lines().toList().get(1).matches("Try 'futureq [a-z ]+ --help' for the options\\."), r.toString());
+    assertTrue(r.err().lines().toList().get(1).matches("(Did you mean .*\\? )?Try 'futureq [a-z ]+ --help' for the "
+        + "options\\."), r.toString());
   }
 }
