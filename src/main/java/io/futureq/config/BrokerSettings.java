@@ -76,7 +76,7 @@ public record BrokerSettings(
     Config defaults = ConfigFactory.parseResources("futureq.conf");
     Config user = file == null ? ConfigFactory.empty() : ConfigFactory.parseFile(file);
     return overrides.withFallback(ConfigFactory.systemProperties())
-        .withFallback(EnvironmentOverrides.from(defaults.getObject("futureq"), environment))
+        .withFallback(EnvironmentOverrides.from(defaults.resolve().getObject("futureq"), environment))
         .withFallback(user)
         .withFallback(defaults)
         .withFallback(ConfigFactory.defaultReference())

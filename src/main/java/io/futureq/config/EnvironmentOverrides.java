@@ -4,7 +4,6 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigObject;
-import com.typesafe.config.ConfigValue;
 import com.typesafe.config.ConfigValueType;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -37,27 +36,21 @@ final class EnvironmentOverrides {
     return key.toUpperCase(Locale.ROOT).replace('.', '_').replace('-', '_');
   }
 
-  private static void collect(ConfigObject object, String path, Map<String, String> environment,
+  private static void collect(ConfigObject reference, String path, Map<String, String> environment,
       Map<String, Object> values) {
-    for (Map.Entry<String, ConfigValue> entry : object.entrySet()) {
-      String key = path + "." + entry.getKey();
-      ConfigValue value = entry.getValue();
-      if (value instanceof ConfigObject child && !child.isEmpty()) {
-        collect(child, key, environment, values);
-        continue;
-      }
+    SettingPaths.forEach(reference, path, (key, value) -> {
       String text = environment.get(variable(key));
       if (text == null) {
-        continue;
+        return;
       }
       if (value.valueType() == ConfigValueType.LIST) {
         values.put(key, list(key, text));
-      } else if (value.valueType() == ConfigValueType.OBJECT) {
+      } else if (SettingPaths.isMap(value)) {
         values.put(key, map(key, text));
       } else {
         values.put(key, text);
       }
-    }
+    });
   }
 
   private static Object list(String key, String text) {

@@ -2,7 +2,6 @@ package io.futureq.config;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
-import com.typesafe.config.ConfigObject;
 import com.typesafe.config.ConfigValue;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -23,7 +22,8 @@ final class UnknownKeys {
     Config reference = ConfigFactory.parseResources("futureq.conf").resolve();
     Set<String> known = new TreeSet<>();
     Set<String> maps = new TreeSet<>();
-    collect(reference.getObject("futureq"), "futureq", known, maps);
+    SettingPaths.forEach(reference.getObject("futureq"), "futureq",
+        (key, value) -> (SettingPaths.isMap(value) ? maps : known).add(key));
     List<String> problems = new ArrayList<>();
     if (!config.hasPath("futureq")) {
       return problems;
@@ -36,22 +36,6 @@ final class UnknownKeys {
       }
     }
     return problems;
-  }
-
-  /** Leaf paths are settings; an empty object in the reference is a map whose keys are the user's. */
-  private static void collect(ConfigObject object, String path, Set<String> known, Set<String> maps) {
-    for (Map.Entry<String, ConfigValue> entry : object.entrySet()) {
-      String key = path + "." + entry.getKey();
-      if (entry.getValue() instanceof ConfigObject child) {
-        if (child.isEmpty()) {
-          maps.add(key);
-        } else {
-          collect(child, key, known, maps);
-        }
-      } else {
-        known.add(key);
-      }
-    }
   }
 
   private static String closest(String key, Set<String> known) {

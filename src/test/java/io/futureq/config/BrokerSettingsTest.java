@@ -86,8 +86,10 @@ class BrokerSettingsTest {
   void environmentOverridesTheFileAndTheFileOverridesDefaults() throws Exception {
     File file = dir.resolve("my.conf").toFile();
     Files.writeString(file.toPath(), "futureq.api.port = 9000\nfutureq.group.max-deliveries = 3\n");
-    BrokerSettings s = BrokerSettings.from(BrokerSettings.load(file, Map.of("FUTUREQ_API_PORT", "9100",
-        "FUTUREQ_API_MAX_IN_FLIGHT", "500")));
+    Config config = BrokerSettings.load(file, Map.of("FUTUREQ_API_PORT", "9100",
+        "FUTUREQ_API_MAX_IN_FLIGHT", "500", "FUTUREQ_JOURNAL_APPLY_TIMEOUT", "2s"));
+    BrokerSettings s = BrokerSettings.from(config);
+    assertEquals(Duration.ofSeconds(2), config.getDuration("futureq.journal.apply-timeout"));
     assertEquals(9100, s.api().port());
     assertEquals(500, s.api().maxInFlight());
     assertEquals(3, s.group().maxDeliveries());
