@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.UnknownFieldSet;
+import io.futureq.reliability.RawGrpc;
 import io.grpc.CallOptions;
 import io.grpc.ClientCall;
 import io.grpc.ManagedChannel;
@@ -12,13 +13,9 @@ import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
-import java.io.ByteArrayInputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.file.Path;
-import java.util.concurrent.CompletableFuture;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -57,10 +54,8 @@ class ReflectionE2ETest {
   @ParameterizedTest
   @ValueSource(strings = {"grpc.reflection.v1", "grpc.reflection.v1alpha"})
   void reflectionListsTheServices(String version) throws Exception {
-    MethodDescriptor<byte[], byte[]> info = MethodDescriptor.<byte[], byte[]>newBuilder()
-        .setType(MethodDescriptor.MethodType.BIDI_STREAMING)
-        .setFullMethodName(version + ".ServerReflection/ServerReflectionInfo")
-        .setRequestMarshaller(BYTES).setResponseMarshaller(BYTES).build();
+    MethodDescriptor<byte[], byte[]> info = RawGrpc.raw(version + ".ServerReflection/ServerReflectionInfo",
+        MethodDescriptor.MethodType.BIDI_STREAMING);
     byte[] listServices = UnknownFieldSet.newBuilder().addField(LIST_SERVICES,
         UnknownFieldSet.Field.newBuilder().addLengthDelimited(ByteString.EMPTY).build()).build().toByteArray();
 
@@ -98,20 +93,4 @@ class ReflectionE2ETest {
       }
     }).toList();
   }
-
-  private static final MethodDescriptor.Marshaller<byte[]> BYTES = new MethodDescriptor.Marshaller<>() {
-    @Override
-    public InputStream stream(byte[] value) {
-      return new ByteArrayInputStream(value);
-    }
-
-    @Override
-    public byte[] parse(InputStream stream) {
-      try {
-        return stream.readAllBytes();
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    }
-  };
 }

@@ -71,7 +71,11 @@ class StartupFailuresE2ETest {
         extra);
     Path log = dir.resolve("failed-" + System.nanoTime() + ".log");
     Process p = BrokerProcess.launch(conf, log);
-    assertTrue(p.waitFor(60, TimeUnit.SECONDS), "still running:\n" + Files.readString(log));
+    try {
+      assertTrue(p.waitFor(60, TimeUnit.SECONDS), "still running:\n" + Files.readString(log));
+    } finally {
+      p.destroyForcibly();
+    }
     String output = Files.readString(log);
     assertEquals(2, p.exitValue(), output);
     return output;
