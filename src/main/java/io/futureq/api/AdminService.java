@@ -143,10 +143,24 @@ public final class AdminService implements Admin {
     try {
       requireCluster();
       RequestValidator.name("node_id", in.getNodeId());
+      requireMember(in.getNodeId());
     } catch (InvalidRequest e) {
       return GrpcErrors.translate(CompletableFuture.failedFuture(e));
     }
     return GrpcErrors.translate(raft.remove(in.getNodeId()).thenApply(v -> raft.status()));
+  }
+
+  /**
+   * Removing a node that is not in the group would change nothing: say so, since the usual cause is a mistyped
+   * node id and the node the user meant is still a voter. A retried removal whose first answer was lost gets
+   * this too.
+   */
+  private void requireMember(String nodeId) {
+    RaftInfo status = raft.status();
+    if (!status.getPeersMap().containsKey(nodeId) && !status.getListenersMap().containsKey(nodeId)) {
+      throw new InvalidRequest(io.grpc.Status.Code.NOT_FOUND, "node_id: " + nodeId + " is not a member of the Raft "
+          + "group (voters: " + String.join(", ", new java.util.TreeSet<>(status.getPeersMap().keySet())) + ")");
+    }
   }
 
   private void requireCluster() {

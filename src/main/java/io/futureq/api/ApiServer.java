@@ -26,6 +26,8 @@ import org.apache.pekko.stream.Materializer;
 /** Binds the gRPC services (plus health and reflection) on one HTTP/2 port. */
 public final class ApiServer {
   private static final String ACCEPT_ENCODING = "grpc-accept-encoding";
+  private static final String REFLECTION_V1 = "/grpc.reflection.v1.ServerReflection/";
+  private static final String REFLECTION_V1ALPHA = "/grpc.reflection.v1alpha.ServerReflection/";
 
   private ApiServer() {}
 
@@ -50,11 +52,24 @@ public final class ApiServer {
       // grpc-java clients accept gzip, and pekko-grpc then compresses every response message on its
       // own, with a fresh deflater: a fifth of the broker's CPU in a burst for ~100-byte deliveries.
       // Responses go out uncompressed; compressed requests are still read.
-      HttpRequest plain = request.removeHeader(ACCEPT_ENCODING);
+      HttpRequest plain = reflectionV1AsV1alpha(request.removeHeader(ACCEPT_ENCODING));
       var bytes = unary.isUnary(request.getUri().path()) ? limitThenDrain : limit;
       return handler.apply(plain.withEntity((RequestEntity) entity.transformDataBytes(bytes)));
     };
     return Http.get(system).newServerAt(settings.host(), settings.port()).bind(limited);
+  }
+
+  /**
+   * pekko-grpc serves server reflection as grpc.reflection.v1alpha only; tools that speak only v1 got
+   * UNIMPLEMENTED. v1 is the same protocol under a new package name (identical messages and field numbers), so
+   * its calls are answered by the v1alpha service. Its service list names v1alpha.
+   */
+  private static HttpRequest reflectionV1AsV1alpha(HttpRequest request) {
+    String path = request.getUri().path();
+    if (!path.startsWith(REFLECTION_V1)) {
+      return request;
+    }
+    return request.withUri(request.getUri().path(REFLECTION_V1ALPHA + path.substring(REFLECTION_V1.length())));
   }
 
   @SuppressWarnings({"unchecked", "rawtypes"})

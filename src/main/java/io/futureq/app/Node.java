@@ -1,6 +1,5 @@
 package io.futureq.app;
 
-import com.google.protobuf.InvalidProtocolBufferException;
 import io.futureq.api.AdminService;
 import io.futureq.api.ApiServer;
 import io.futureq.api.ConsumerService;
@@ -18,13 +17,12 @@ import io.futureq.log.EventLog;
 import io.futureq.log.LocalEventLog;
 import io.futureq.log.WriteQueueLimit;
 import io.futureq.log.raft.RaftEventLog;
-import io.futureq.log.proto.TopicMeta;
 import io.futureq.metrics.LogMetrics;
 import io.futureq.metrics.MetricsServer;
+import io.futureq.metrics.TopicMetrics;
 import io.futureq.storage.MemoryStore;
 import io.futureq.storage.OrderedStore;
 import io.futureq.storage.RocksStore;
-import io.futureq.storage.StorageKeys;
 import io.futureq.topic.AppliedAnnouncer;
 import io.futureq.topic.LocalTopics;
 import io.futureq.topic.TopicContext;
@@ -84,6 +82,7 @@ public final class Node implements AutoCloseable {
    * storage faults and slowness this way).
    */
   public static Node start(BrokerSettings settings, UnaryOperator<OrderedStore> storeWrapper) {
+    PortCheck.requireFree(settings);
     OrderedStore store;
     BrokerStateMachine stateMachine;
     try {
@@ -92,21 +91,40 @@ public final class Node implements AutoCloseable {
       throw new StartupException(e.getMessage(), e);
     }
     try {
+      if (settings.storage().engine() == StorageEngine.ROCKSDB) {
+        DataDirMode.claim(store, settings.storage().dataDir(), settings.cluster().enabled());
+      }
       stateMachine = new BrokerStateMachine(store, settings.topic().bucketMs());
     } catch (RuntimeException e) {
       store.close();
       throw new StartupException(e.getMessage(), e);
     }
-    if (settings.metrics().enabled()) {
-      MetricsServer.start(settings.metrics(), settings.config());
-    }
-    ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "futureq",
-        ClusterBootstrapConfig.overlay(settings.cluster()).withFallback(settings.config()));
+    MetricsServer metrics = null;
+    ActorSystem<Void> system;
     try {
-      return wire(settings, system, store, stateMachine);
+      if (settings.metrics().enabled()) {
+        metrics = MetricsServer.start(settings.metrics(), settings.config());
+      }
+      // Gauges of stored topics are set from the store now, not at their first change, so they are there from start.
+      StoredTopics.forEach(store, meta -> TopicMetrics.pending(meta.getName()).update(meta.getPending()));
+      system = ActorSystem.create(Behaviors.empty(), "futureq",
+          ClusterBootstrapConfig.overlay(settings.cluster()).withFallback(settings.config()));
+    } catch (RuntimeException e) {
+      // A taken remoting port fails here, inside Pekko's start.
+      if (metrics != null) {
+        metrics.close();
+      }
+      store.close();
+      throw new StartupException("cannot start the broker: " + e.getMessage(), e);
+    }
+    try {
+      return wire(settings, system, store, stateMachine, metrics);
     } catch (RuntimeException e) {
       system.terminate();
       awaitQuietly(system);
+      if (metrics != null) {
+        metrics.close();
+      }
       store.close();
       throw new StartupException("cannot start the broker: " + e.getMessage(), e);
     }
@@ -123,7 +141,7 @@ public final class Node implements AutoCloseable {
   }
 
   private static Node wire(BrokerSettings settings, ActorSystem<Void> system, OrderedStore store,
-      BrokerStateMachine stateMachine) {
+      BrokerStateMachine stateMachine, MetricsServer metrics) {
     boolean clustered = settings.cluster().enabled();
     Cluster cluster = Cluster.get(system);
     if (!clustered) {
@@ -172,8 +190,7 @@ public final class Node implements AutoCloseable {
     if (!clustered) {
       awaitSelfDescribed(system, askTimeout); // a clustered node is described once it has joined
     }
-    registerShutdown(system, binding, settings.api().shutdownGrace(), eventLog, store, readiness,
-        settings.metrics().enabled());
+    registerShutdown(system, binding, settings.api().shutdownGrace(), eventLog, store, readiness, metrics);
     await(PekkoManagement.get(system).start().toCompletableFuture(), "start Pekko Management on "
         + settings.management().host() + ":" + settings.management().port());
     if (clustered) {
@@ -197,7 +214,7 @@ public final class Node implements AutoCloseable {
 
   private static void registerShutdown(ActorSystem<Void> system, ServerBinding binding, Duration grace,
       EventLog eventLog,
-      OrderedStore store, Readiness readiness, boolean metrics) {
+      OrderedStore store, Readiness readiness, MetricsServer metrics) {
     CoordinatedShutdown shutdown = CoordinatedShutdown.get(system);
     shutdown.addTask(CoordinatedShutdown.PhaseServiceUnbind(), "futureq-unbind", () -> {
       readiness.set(false);
@@ -209,8 +226,8 @@ public final class Node implements AutoCloseable {
         () -> CompletableFuture.supplyAsync(() -> {
           eventLog.close();
           store.close();
-          if (metrics) {
-            MetricsServer.stop();
+          if (metrics != null) {
+            metrics.close();
           }
           return Done.getInstance();
         }));
@@ -218,18 +235,11 @@ public final class Node implements AutoCloseable {
 
   /** Starts the entity of every topic with stored messages, so expiry timers run from boot. */
   private static void wakeTopics(OrderedStore store, TopicRouter router) {
-    byte[] prefix = StorageKeys.topicMetaPrefix();
-    try (OrderedStore.View view = store.view();
-        OrderedStore.RangeIterator it = view.range(OrderedStore.Space.INDEX, prefix, StorageKeys.prefixEnd(prefix))) {
-      for (; it.valid(); it.next()) {
-        TopicMeta meta = TopicMeta.parseFrom(it.value());
-        if (meta.getPending() > 0) {
-          router.tell(meta.getName(), new TopicEntity.Wake());
-        }
+    StoredTopics.forEach(store, meta -> {
+      if (meta.getPending() > 0) {
+        router.tell(meta.getName(), new TopicEntity.Wake());
       }
-    } catch (InvalidProtocolBufferException e) {
-      throw new IllegalStateException("corrupt topic metadata", e);
-    }
+    });
   }
 
   public ActorSystem<Void> system() {

@@ -31,7 +31,10 @@ final class BenchCommand implements Callable<Integer> {
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
 
-  @Option(names = "--server", required = true, paramLabel = "HOST:PORT", description = "Broker address.")
+  @Option(names = "--server", paramLabel = "HOST:PORT", converter = ServerOptions.HostPort.class,
+      defaultValue = "${env:" + ServerOptions.SERVER_VARIABLE + ":-" + ServerOptions.DEFAULT_SERVER + "}",
+      description = "The broker's gRPC address (default: $" + ServerOptions.SERVER_VARIABLE + ", else "
+          + ServerOptions.DEFAULT_SERVER + ").")
   String server;
 
   @Option(names = "--messages", defaultValue = "200000",

@@ -27,10 +27,6 @@ abstract class BrokerCommand implements Callable<Integer> {
 
   @Override
   public final Integer call() {
-    if (server.address == null) {
-      throw new picocli.CommandLine.ParameterException(spec.commandLine(),
-          "Missing required option: '--server=HOST:PORT'");
-    }
     try {
       prepare();
     } catch (UncheckedIOException e) {

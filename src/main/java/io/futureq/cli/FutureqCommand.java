@@ -1,6 +1,7 @@
 package io.futureq.cli;
 
 import ch.qos.logback.classic.Level;
+import java.util.List;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -20,7 +21,26 @@ public final class FutureqCommand implements Runnable {
     if (LoggerFactory.getLogger("io.futureq.client") instanceof ch.qos.logback.classic.Logger client) {
       client.setLevel(Level.OFF);
     }
-    System.exit(new CommandLine(new FutureqCommand()).execute(args));
+    System.exit(commandLine().execute(args));
+  }
+
+  /**
+   * The command line with FutureQ's handling of bad arguments: one line naming the problem and one with where
+   * to look, instead of picocli's default of the whole usage text.
+   */
+  public static CommandLine commandLine() {
+    return new CommandLine(new FutureqCommand()).setParameterExceptionHandler(FutureqCommand::badArguments);
+  }
+
+  private static int badArguments(CommandLine.ParameterException e, String[] args) {
+    CommandLine command = e.getCommandLine();
+    java.io.PrintWriter err = command.getErr();
+    err.println("futureq: " + e.getMessage());
+    List<String> suggestions = e instanceof CommandLine.UnmatchedArgumentException u ? u.getSuggestions() : List.of();
+    err.println((suggestions.isEmpty() ? "" : "Did you mean " + String.join(" or ", suggestions) + "? ")
+        + "Try '" + command.getCommandSpec().qualifiedName() + " --help' for the options.");
+    err.flush();
+    return command.getCommandSpec().exitCodeOnInvalidInput();
   }
 
   @Override

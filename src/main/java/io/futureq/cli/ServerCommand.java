@@ -16,7 +16,7 @@ import sun.misc.SignalHandler;
 
 /** {@code futureq server}: runs a broker until SIGTERM or SIGINT, then shuts it down and exits 0. */
 @Command(name = "server", mixinStandardHelpOptions = true,
-    description = "Run the broker. Exits 2 on bad configuration or unusable storage.")
+    description = "Run the broker. Exits 2 on bad configuration, a port in use or unusable storage.")
 final class ServerCommand implements Callable<Integer> {
   static final int BAD_START = 2;
 

@@ -14,9 +14,13 @@ import picocli.CommandLine.TypeConversionException;
 
 /** The broker address and request timeout shared by every subcommand that talks to a broker. */
 final class ServerOptions {
-  // Checked in BrokerCommand rather than by picocli, so "cluster join" can run without the parent's --server.
+  /** The broker a command talks to when neither {@code --server} nor {@value #SERVER_VARIABLE} names one. */
+  static final String DEFAULT_SERVER = "127.0.0.1:8443";
+  static final String SERVER_VARIABLE = "FUTUREQ_SERVER";
+
   @Option(names = "--server", paramLabel = "HOST:PORT", converter = HostPort.class,
-      description = "The broker's gRPC address, e.g. 127.0.0.1:8443 (required).")
+      defaultValue = "${env:" + SERVER_VARIABLE + ":-" + DEFAULT_SERVER + "}",
+      description = "The broker's gRPC address (default: $" + SERVER_VARIABLE + ", else " + DEFAULT_SERVER + ").")
   String address;
 
   @Option(names = "--timeout", hidden = true, defaultValue = "10s", converter = DurationConverter.class,

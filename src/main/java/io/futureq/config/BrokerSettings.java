@@ -2,11 +2,8 @@ package io.futureq.config;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
-import com.typesafe.config.ConfigValue;
 import java.io.File;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 /** Every setting of a broker, read and checked once at start-up. */
@@ -27,7 +24,7 @@ public record BrokerSettings(
    * Reads and validates {@code futureq.*}; {@code futureq.raft.*} only when clustered ({@link #raft()} is
    * null when standalone).
    *
-   * @throws SettingsException listing every bad key and why
+   * @throws SettingsException listing every bad key and why, and every {@code futureq.*} key that is no setting
    */
   public static BrokerSettings from(Config config) {
     SettingsReader r = new SettingsReader(config);
@@ -49,6 +46,7 @@ public record BrokerSettings(
           settings.security(), config);
     }
     List<String> problems = r.problems();
+    problems.addAll(0, UnknownKeys.in(config));
     if (settings.api().defaultMaxInFlight() > settings.api().maxInFlight()) {
       problems.add("futureq.api.default-max-in-flight: must not exceed futureq.api.max-in-flight");
     }
@@ -68,7 +66,8 @@ public record BrokerSettings(
 
   /**
    * Loads the layered configuration, strongest first: system properties, environment overrides
-   * ({@code futureq.api.max-in-flight} is {@code FUTUREQ_API_MAX_IN_FLIGHT}), {@code file} (if any),
+   * ({@code futureq.api.max-in-flight} is {@code FUTUREQ_API_MAX_IN_FLIGHT}, see {@link EnvironmentOverrides}),
+   * {@code file} (if any),
    * the defaults in {@code futureq.conf}, then Pekko's reference configuration.
    */
   public static Config load(File file, Map<String, String> environment) {
@@ -79,16 +78,8 @@ public record BrokerSettings(
   public static Config load(Config overrides, File file, Map<String, String> environment) {
     Config defaults = ConfigFactory.parseResources("futureq.conf");
     Config user = file == null ? ConfigFactory.empty() : ConfigFactory.parseFile(file);
-    Map<String, Object> environmentOverrides = new HashMap<>();
-    for (Map.Entry<String, ConfigValue> entry : defaults.getConfig("futureq").entrySet()) {
-      String key = "futureq." + entry.getKey();
-      String value = environment.get(key.toUpperCase(Locale.ROOT).replace('.', '_').replace('-', '_'));
-      if (value != null) {
-        environmentOverrides.put(key, value);
-      }
-    }
     return overrides.withFallback(ConfigFactory.systemProperties())
-        .withFallback(ConfigFactory.parseMap(environmentOverrides, "environment"))
+        .withFallback(EnvironmentOverrides.from(defaults.resolve().getObject("futureq"), environment))
         .withFallback(user)
         .withFallback(defaults)
         .withFallback(ConfigFactory.defaultReference())

@@ -22,13 +22,14 @@ public record DeliveryLateness(long deliveries, long p50Us, long p90Us, long p99
     private final IntCountsHistogram histogram = new IntCountsHistogram(3_600_000_000L, 2);
     private final kamon.metric.Histogram node;
 
+    /** @param node the node's histogram, in microseconds ({@link io.futureq.metrics.GroupMetrics#lateness}) */
     Recorder(kamon.metric.Histogram node) {
       this.node = node;
     }
 
     void record(long nowUs, long dueMs) {
       long lateUs = Math.max(0, nowUs - dueMs * 1000);
-      node.record(lateUs / 1000);
+      node.record(lateUs);
       histogram.recordValue(Math.min(lateUs, histogram.getHighestTrackableValue()));
     }
 

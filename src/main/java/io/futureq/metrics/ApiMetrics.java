@@ -12,6 +12,8 @@ public final class ApiMetrics {
   /** Time from receiving a publish request to answering it. */
   public static final String PUBLISH_LATENCY = "futureq.publish.latency";
 
-  public final Histogram batchSize = Kamon.histogram(BATCH_SIZE, MeasurementUnit.none()).withoutTags();
-  public final Timer publishLatency = Kamon.timer(PUBLISH_LATENCY).withoutTags();
+  public final Histogram batchSize = Kamon.histogram(BATCH_SIZE, "Messages per publish request.",
+      MeasurementUnit.none()).withoutTags();
+  public final Timer publishLatency = Kamon.timer(PUBLISH_LATENCY,
+      "Time from receiving a publish request to answering it.").withoutTags();
 }

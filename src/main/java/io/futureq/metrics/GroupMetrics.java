@@ -20,7 +20,7 @@ public final class GroupMetrics {
   public static final String DEAD_LETTERED = "futureq.dead.lettered";
   /** Deliveries awaiting an ack. */
   public static final String IN_FLIGHT = "futureq.in.flight";
-  /** Delivery time minus due time of first deliveries. */
+  /** Delivery time minus due time of first deliveries, recorded in microseconds. */
   public static final String LATENESS = "futureq.delivery.lateness";
 
   public final Counter delivered;
@@ -29,15 +29,24 @@ public final class GroupMetrics {
   public final Counter nacked;
   public final Counter deadLettered;
   public final Gauge inFlight;
+  /** Record microseconds: the exported buckets start below a millisecond. */
   public final Histogram lateness;
 
   public GroupMetrics(String topic, String group) {
-    delivered = Kamon.counter(DELIVERED).withTag("topic", topic).withTag("group", group);
-    redelivered = Kamon.counter(REDELIVERED).withTag("topic", topic).withTag("group", group);
-    acked = Kamon.counter(ACKED).withTag("topic", topic).withTag("group", group);
-    nacked = Kamon.counter(NACKED).withTag("topic", topic).withTag("group", group);
-    deadLettered = Kamon.counter(DEAD_LETTERED).withTag("topic", topic).withTag("group", group);
-    inFlight = Kamon.gauge(IN_FLIGHT).withTag("topic", topic).withTag("group", group);
-    lateness = Kamon.histogram(LATENESS, MeasurementUnit.time().milliseconds()).withTag("topic", topic);
+    delivered = counter(DELIVERED, "Deliveries sent to consumers, first attempts and redeliveries.", topic, group);
+    redelivered = counter(REDELIVERED, "Deliveries after the first (in-flight timeout, nack or consumer loss).",
+        topic, group);
+    acked = counter(ACKED, "Acks received.", topic, group);
+    nacked = counter(NACKED, "Nacks received.", topic, group);
+    deadLettered = counter(DEAD_LETTERED, "Messages moved to the dead-letter topic after max-deliveries.", topic,
+        group);
+    inFlight = Kamon.gauge(IN_FLIGHT, "Deliveries sent and not yet acked.").withTag("topic", topic)
+        .withTag("group", group);
+    lateness = Kamon.histogram(LATENESS, "Delivery time minus due time of first deliveries.",
+        MeasurementUnit.time().microseconds()).withTag("topic", topic);
+  }
+
+  private static Counter counter(String name, String help, String topic, String group) {
+    return Kamon.counter(name, help).withTag("topic", topic).withTag("group", group);
   }
 }

@@ -8,7 +8,8 @@ public final class LogMetrics {
   /** Time to prepare, write and fsync one group commit. */
   public static final String COMMIT_LATENCY = "futureq.storage.commit.latency";
 
-  public final Timer commitLatency = Kamon.timer(COMMIT_LATENCY).withoutTags();
+  public final Timer commitLatency = Kamon.timer(COMMIT_LATENCY,
+      "Time to prepare, write and fsync one group commit of the event log.").withoutTags();
 
   public void recordCommit(long nanos) {
     commitLatency.record(nanos);

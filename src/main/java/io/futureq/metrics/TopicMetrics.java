@@ -18,18 +18,22 @@ public final class TopicMetrics {
   private TopicMetrics() {}
 
   public static Counter published(String topic) {
-    return Kamon.counter(PUBLISHED).withTag("topic", topic);
+    return Kamon.counter(PUBLISHED, "Messages stored (duplicates by key not counted).")
+        .withTag("topic", topic);
   }
 
   public static Counter expired(String topic) {
-    return Kamon.counter(EXPIRED).withTag("topic", topic);
+    return Kamon.counter(EXPIRED, "Messages removed because their TTL ran out.")
+        .withTag("topic", topic);
   }
 
   public static Counter cancelled(String topic) {
-    return Kamon.counter(CANCELLED).withTag("topic", topic);
+    return Kamon.counter(CANCELLED, "Messages removed by Producer.Cancel.")
+        .withTag("topic", topic);
   }
 
   public static Gauge pending(String topic) {
-    return Kamon.gauge(PENDING).withTag("topic", topic);
+    return Kamon.gauge(PENDING, "Stored messages not yet removed.")
+        .withTag("topic", topic);
   }
 }

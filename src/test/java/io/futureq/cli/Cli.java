@@ -41,7 +41,7 @@ final class Cli {
 
   /** Runs with {@code stdin} as publish's standard input. */
   static Result run(InputStream stdin, String... args) {
-    CommandLine cli = new CommandLine(new FutureqCommand());
+    CommandLine cli = FutureqCommand.commandLine();
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     cli.setOut(new PrintWriter(out, true));

@@ -40,7 +40,29 @@ class CommandLineErrorsTest {
     for (String bad : new String[] {"localhost", "localhost:", ":8443", "host:99999", "host:0", "host:port"}) {
       assertUsageError(Cli.run("stats", "--server", bad), "--server");
     }
-    assertUsageError(Cli.run("cluster"), "--server");
+  }
+
+  @Test
+  void theServerDefaultsToTheLocalBroker() {
+    for (String command : new String[] {"publish", "consume", "cancel", "stats", "cluster", "bench"}) {
+      Cli.Result r = Cli.run(command, "--help");
+      assertTrue(r.out().replaceAll("\\s+", " ").contains("(default: $FUTUREQ_SERVER, else 127.0.0.1:8443)"),
+          r.toString());
+    }
+    String unused = "127.0.0.1:" + TestBroker.freePort();
+    Cli.Result r = Cli.run("stats", "--server", unused, "--timeout", "1s");
+    assertTrue(r.err().contains(unused), "the flag wins over the default: " + r);
+  }
+
+  @Test
+  void aFlagErrorIsOneLineAndAHint() {
+    Cli.Result r = Cli.run("stats", "--server", NOBODY, "--topik");
+    assertEquals(2, r.exit(), r.toString());
+    assertEquals(java.util.List.of("futureq: Unknown option: '--topik'",
+        "Did you mean --topic? Try 'futureq stats --help' for the options."), r.err().lines().toList());
+    Cli.Result nested = Cli.run("cluster", "leave", "--server", NOBODY);
+    assertEquals(java.util.List.of("futureq: Missing required option: '--node-id=<nodeId>'",
+        "Try 'futureq cluster leave --help' for the options."), nested.err().lines().toList());
   }
 
   @Test
@@ -92,5 +114,8 @@ class CommandLineErrorsTest {
     assertEquals("", r.out(), r.toString());
     assertTrue(r.err().lines().findFirst().orElse("").contains(flag), "first error line should name " + flag
         + ":\n" + r);
+    assertEquals(2, r.err().lines().count(), "one line and a hint:\n" + r);
+    assertTrue(r.err().lines().toList().get(1).matches("(Did you mean .*\\? )?Try 'futureq [a-z ]+ --help' for the "
+        + "options\\."), r.toString());
   }
 }

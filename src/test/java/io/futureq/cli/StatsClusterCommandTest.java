@@ -118,6 +118,19 @@ class StatsClusterCommandTest {
   }
 
   @Test
+  void withoutServerTheCommandsTalkToTheBrokerInFutureqServer() throws Exception {
+    String launcher = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    ProcessBuilder builder = new ProcessBuilder(launcher, "-cp", System.getProperty("java.class.path"),
+        "io.futureq.cli.FutureqCommand", "stats", "--topic", TOPIC).redirectErrorStream(true);
+    builder.environment().put("FUTUREQ_SERVER", server);
+    Process p = builder.start();
+    String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    assertTrue(p.waitFor(60, TimeUnit.SECONDS), out);
+    assertEquals(0, p.exitValue(), out);
+    assertTrue(out.startsWith("topic: " + TOPIC + "\npending: "), out);
+  }
+
+  @Test
   void clusterJoinAndLeaveNeedAClusteredBroker() {
     Cli.Result join = Cli.run("cluster", "join", "--server", server, "--node-id", "node-9",
         "--raft-address", "127.0.0.1:50099");

@@ -132,11 +132,57 @@ class BrokerSettingsTest {
   void environmentOverridesTheFileAndTheFileOverridesDefaults() throws Exception {
     File file = dir.resolve("my.conf").toFile();
     Files.writeString(file.toPath(), "futureq.api.port = 9000\nfutureq.group.max-deliveries = 3\n");
-    BrokerSettings s = BrokerSettings.from(BrokerSettings.load(file, Map.of("FUTUREQ_API_PORT", "9100",
-        "FUTUREQ_API_MAX_IN_FLIGHT", "500")));
+    Config config = BrokerSettings.load(file, Map.of("FUTUREQ_API_PORT", "9100",
+        "FUTUREQ_API_MAX_IN_FLIGHT", "500", "FUTUREQ_JOURNAL_APPLY_TIMEOUT", "2s"));
+    BrokerSettings s = BrokerSettings.from(config);
+    assertEquals(Duration.ofSeconds(2), config.getDuration("futureq.journal.apply-timeout"));
     assertEquals(9100, s.api().port());
     assertEquals(500, s.api().maxInFlight());
     assertEquals(3, s.group().maxDeliveries());
+  }
+
+  @Test
+  void aKeyThatIsNoSettingIsReportedWithTheClosestSetting() {
+    SettingsException e = assertThrows(SettingsException.class, () -> BrokerSettings.from(with(
+        "futureq.group.in-flight-timout = 5s\nfutureq.api.prot = 9000\nfutureq.api.port = 9000")));
+    assertEquals(java.util.List.of(
+        "futureq.api.prot: no such setting (did you mean futureq.api.port?); conf/futureq.conf lists them all",
+        "futureq.group.in-flight-timout: no such setting (did you mean futureq.group.in-flight-timeout?); "
+            + "conf/futureq.conf lists them all"), e.problems().stream().sorted().toList());
+  }
+
+  @Test
+  void theNodesOfMapSettingsAreTheUsersOwnKeys() {
+    BrokerSettings s = BrokerSettings.from(with("futureq.cluster.enabled = true\n"
+        + "futureq.raft.peers { node-1 = \"10.0.0.1:50005\", node-2 = \"10.0.0.2:50005\" }\n"
+        + "futureq.cluster.discovery.contact-points = [\"10.0.0.1:8558\"]"));
+    assertEquals(Map.of("node-1", "10.0.0.1:50005", "node-2", "10.0.0.2:50005"), s.raft().peers());
+  }
+
+  @Test
+  void environmentVariablesSetListAndMapSettings() {
+    BrokerSettings s = BrokerSettings.from(BrokerSettings.load(null, Map.of(
+        "FUTUREQ_CLUSTER_ENABLED", "true",
+        "FUTUREQ_CLUSTER_DISCOVERY_CONTACT_POINTS", "10.0.0.1:8558, 10.0.0.2:8558,10.0.0.3:8558",
+        "FUTUREQ_RAFT_PEERS", "node-1=10.0.0.1:50005, node-2=10.0.0.2:50005,node-3=10.0.0.3:50005")));
+    assertEquals(java.util.List.of("10.0.0.1:8558", "10.0.0.2:8558", "10.0.0.3:8558"),
+        s.cluster().contactPoints());
+    assertEquals(Map.of("node-1", "10.0.0.1:50005", "node-2", "10.0.0.2:50005", "node-3", "10.0.0.3:50005"),
+        s.raft().peers());
+
+    BrokerSettings hocon = BrokerSettings.from(BrokerSettings.load(null, Map.of(
+        "FUTUREQ_CLUSTER_ENABLED", "true",
+        "FUTUREQ_CLUSTER_DISCOVERY_CONTACT_POINTS", "[\"10.0.0.1:8558\"]",
+        "FUTUREQ_RAFT_PEERS", "{ node-1 = \"10.0.0.1:50005\" }")));
+    assertEquals(java.util.List.of("10.0.0.1:8558"), hocon.cluster().contactPoints());
+    assertEquals(Map.of("node-1", "10.0.0.1:50005"), hocon.raft().peers());
+  }
+
+  @Test
+  void aMapVariableThatIsNotNameValuePairsIsAConfigurationError() {
+    com.typesafe.config.ConfigException e = assertThrows(com.typesafe.config.ConfigException.class,
+        () -> BrokerSettings.load(null, Map.of("FUTUREQ_RAFT_PEERS", "10.0.0.1:50005")));
+    assertTrue(e.getMessage().contains("FUTUREQ_RAFT_PEERS: '10.0.0.1:50005' is not NAME=VALUE"), e.getMessage());
   }
 
   @Test

@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /** A broker in its own JVM (same classpath as the tests), configured through a HOCON file. */
@@ -41,12 +42,27 @@ final class BrokerProcess implements AutoCloseable {
   }
 
   static BrokerProcess start(Path dir, Path data, String extraConfig) throws IOException {
+    return start(dir, data, extraConfig, Map.of(), List.of());
+  }
+
+  /**
+   * As {@link #start(Path, Path, String)}, with {@code environment} added to the process's environment and
+   * {@code jvmOptions} before the main class.
+   */
+  static BrokerProcess start(Path dir, Path data, String extraConfig, Map<String, String> environment,
+      List<String> jvmOptions) throws IOException {
     int grpc = TestBroker.freePort();
     int management = TestBroker.freePort();
     Path conf = writeConfig(dir, data, grpc, management, extraConfig);
     Path log = dir.resolve("broker-" + grpc + ".log");
-    Process p = launch(conf, log);
+    Process p = launch(conf, log, environment, jvmOptions);
     return new BrokerProcess(p, log, grpc, management);
+  }
+
+  /** The metrics port written to this broker's configuration file. */
+  int metricsPort() throws IOException {
+    String conf = Files.readString(log.resolveSibling("broker-" + grpcPort + ".conf"));
+    return Integer.parseInt(conf.replaceAll("(?s).*futureq.metrics.port = (\\d+).*", "$1"));
   }
 
   /** As {@link #start}, through {@code bin/futureq server} (which execs the JVM) on the test classpath. */
@@ -72,10 +88,19 @@ final class BrokerProcess implements AutoCloseable {
   }
 
   static Process launch(Path conf, Path log) throws IOException {
+    return launch(conf, log, Map.of(), List.of());
+  }
+
+  static Process launch(Path conf, Path log, Map<String, String> environment, List<String> jvmOptions)
+      throws IOException {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    return new ProcessBuilder(List.of(java, "-Xmx512m", "-cp", System.getProperty("java.class.path"),
-        "io.futureq.cli.FutureqCommand", "server", "--config", conf.toString()))
-        .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    List<String> command = new java.util.ArrayList<>(List.of(java, "-Xmx512m"));
+    command.addAll(jvmOptions);
+    command.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.futureq.cli.FutureqCommand", "server",
+        "--config", conf.toString()));
+    ProcessBuilder builder = new ProcessBuilder(command);
+    builder.environment().putAll(environment);
+    return builder.redirectErrorStream(true).redirectOutput(log.toFile()).start();
   }
 
   /** Waits until GET /ready answers 200, failing early if the process exits. */

@@ -126,6 +126,36 @@ class ServerProcessE2ETest {
   }
 
   @Test
+  void logsOneJsonObjectALineWhenTheLogFormatIsJson() throws Exception {
+    // The broker's own logback.xml, not the tests' logback-test.xml that the test class path would pick.
+    try (BrokerProcess broker = BrokerProcess.start(dir, dir.resolve("data"), "",
+        java.util.Map.of("FUTUREQ_LOG_FORMAT", "json"), java.util.List.of("-Dlogback.configurationFile=logback.xml"))
+        .awaitReady(START)) {
+      long deadline = System.currentTimeMillis() + 30_000;
+      while (!broker.output().contains("serving gRPC") && System.currentTimeMillis() < deadline) {
+        Thread.sleep(100);
+      }
+      var json = new com.fasterxml.jackson.databind.ObjectMapper();
+      java.util.List<String> lines = broker.output().lines().toList();
+      assertTrue(!lines.isEmpty(), "no output");
+      for (String line : lines) {
+        var entry = json.readTree(line);
+        assertTrue(entry.isObject() && entry.has("timestamp") && entry.has("level") && entry.has("loggerName")
+            && entry.has("formattedMessage"), "not a log object: " + line);
+      }
+      assertTrue(lines.stream().map(line -> {
+        try {
+          return json.readTree(line);
+        } catch (java.io.IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+      }).anyMatch(e -> e.get("loggerName").asText().equals("io.futureq.app.Node")
+          && e.get("level").asText().equals("INFO") && e.get("formattedMessage").asText()
+              .startsWith("FutureQ node node-1 serving gRPC on 127.0.0.1:" + broker.grpcPort)), broker.output());
+    }
+  }
+
+  @Test
   void theLauncherStartedBrokerExitsWithStatus0AfterSigtermOrSigint() throws Exception {
     for (String signal : java.util.List.of("TERM", "INT")) {
       Path data = dir.resolve("data-" + signal);

@@ -22,11 +22,11 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 /** grpc-java without stubs: raw-byte methods, hand-made calls, for feeding the broker what no client would. */
-final class RawGrpc {
+public final class RawGrpc {
   private RawGrpc() {}
 
   /** Passes bytes through untouched, both ways. */
-  static final MethodDescriptor.Marshaller<byte[]> BYTES = new MethodDescriptor.Marshaller<>() {
+  public static final MethodDescriptor.Marshaller<byte[]> BYTES = new MethodDescriptor.Marshaller<>() {
     @Override
     public InputStream stream(byte[] value) {
       return new ByteArrayInputStream(value);
@@ -48,7 +48,7 @@ final class RawGrpc {
       .setRequestMarshaller(ProtoUtils.marshaller(ConsumerFrame.getDefaultInstance()))
       .setResponseMarshaller(ProtoUtils.marshaller(DeliveryFrame.getDefaultInstance())).build();
 
-  static MethodDescriptor<byte[], byte[]> raw(String fullName, MethodDescriptor.MethodType type) {
+  public static MethodDescriptor<byte[], byte[]> raw(String fullName, MethodDescriptor.MethodType type) {
     return MethodDescriptor.<byte[], byte[]>newBuilder().setType(type).setFullMethodName(fullName)
         .setRequestMarshaller(BYTES).setResponseMarshaller(BYTES).build();
   }
