@@ -25,6 +25,12 @@ final class ClusterNodes implements AutoCloseable {
   private final Map<String, Object> overrides;
   /** In front of each node's Raft port when asked for: what the other nodes dial to reach it. */
   private final TcpProxy[] raftProxies;
+  /**
+   * Each node's management and Raft ports stay bound here until that node starts: released at once,
+   * the kernel could hand one to an earlier node's port-0 bind (gRPC, remoting), and the later node
+   * would fail to bind it.
+   */
+  private final List<ServerSocket> reserved = new ArrayList<>();
 
   ClusterNodes(Path dir, int size) {
     this(dir, size, Map.of(), false);
@@ -40,8 +46,8 @@ final class ClusterNodes implements AutoCloseable {
     this.nodes = new Node[size];
     this.raftProxies = new TcpProxy[size];
     for (int i = 0; i < size; i++) {
-      managementPorts[i] = freePort();
-      raftPorts[i] = freePort();
+      managementPorts[i] = reserve();
+      raftPorts[i] = reserve();
       if (proxiedRaft) {
         try {
           raftProxies[i] = new TcpProxy(raftPorts[i]);
@@ -55,6 +61,54 @@ final class ClusterNodes implements AutoCloseable {
   /** The proxy other nodes' Raft traffic to node {@code i} goes through (cut it to isolate its replica). */
   TcpProxy raftProxy(int i) {
     return raftProxies[i];
+  }
+
+  private int reserve() {
+    try {
+      ServerSocket socket = new ServerSocket(0);
+      reserved.add(socket);
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** Lets node {@code i} bind its reserved ports. */
+  private void release(int i) {
+    for (ServerSocket socket : List.copyOf(reserved)) {
+      if (socket.getLocalPort() == managementPorts[i] || socket.getLocalPort() == raftPorts[i]) {
+        try {
+          socket.close();
+        } catch (IOException e) {
+          throw new IllegalStateException(e);
+        }
+        reserved.remove(socket);
+      }
+    }
+  }
+
+  /** {@code n} ports free now and all different (each is held until all are chosen). */
+  static int[] distinctFreePorts(int n) {
+    List<ServerSocket> held = new ArrayList<>();
+    try {
+      int[] ports = new int[n];
+      for (int i = 0; i < n; i++) {
+        ServerSocket socket = new ServerSocket(0);
+        held.add(socket);
+        ports[i] = socket.getLocalPort();
+      }
+      return ports;
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    } finally {
+      for (ServerSocket socket : held) {
+        try {
+          socket.close();
+        } catch (IOException e) {
+          // closing a probe socket cannot lose anything
+        }
+      }
+    }
   }
 
   static int freePort() {
@@ -98,11 +152,13 @@ final class ClusterNodes implements AutoCloseable {
   }
 
   void start(int i) {
+    release(i);
     nodes[i] = Node.start(BrokerSettings.from(config(i)));
   }
 
   /** Starts node {@code i} on its store wrapped by {@code wrapper} (to inject storage faults). */
   void start(int i, java.util.function.UnaryOperator<io.futureq.storage.OrderedStore> wrapper) {
+    release(i);
     nodes[i] = Node.start(BrokerSettings.from(config(i)), wrapper);
   }
 
@@ -139,6 +195,7 @@ final class ClusterNodes implements AutoCloseable {
   public void close() {
     for (int i = 0; i < size; i++) {
       stop(i);
+      release(i);
       if (raftProxies[i] != null) {
         raftProxies[i].close();
       }

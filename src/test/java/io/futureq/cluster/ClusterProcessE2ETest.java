@@ -38,10 +38,11 @@ class ClusterProcessE2ETest {
     int[] grpc = new int[3];
     int[] management = new int[3];
     int[] raft = new int[3];
+    int[] ports = ClusterNodes.distinctFreePorts(9);
     for (int i = 0; i < 3; i++) {
-      grpc[i] = ClusterNodes.freePort();
-      management[i] = ClusterNodes.freePort();
-      raft[i] = ClusterNodes.freePort();
+      grpc[i] = ports[3 * i];
+      management[i] = ports[3 * i + 1];
+      raft[i] = ports[3 * i + 2];
     }
     List<Process> processes = new ArrayList<>();
     try {

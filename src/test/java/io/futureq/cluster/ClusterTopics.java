@@ -54,17 +54,26 @@ final class ClusterTopics {
     return received;
   }
 
-  /** A node other than the Raft leader that hosts one of {@code topics}. */
+  /**
+   * A node other than the Raft leader that hosts one of {@code topics}. The members' topic lists
+   * spread by gossip, so it asks again for a while.
+   */
   static Hosted onFollower(FutureQClient client, List<String> topics) throws Exception {
-    ClusterInfo info = client.clusterInfo().get(10, TimeUnit.SECONDS);
-    String leader = info.getRaft().getLeaderId();
-    for (var member : info.getMembersList()) {
-      String hosted = member.getTopicsList().stream().filter(topics::contains).findFirst().orElse(null);
-      if (!member.getNodeId().equals(leader) && hosted != null) {
-        return new Hosted(index(member.getNodeId()), hosted, index(leader));
+    long deadline = System.currentTimeMillis() + 30_000;
+    while (true) {
+      ClusterInfo info = client.clusterInfo().get(10, TimeUnit.SECONDS);
+      String leader = info.getRaft().getLeaderId();
+      for (var member : info.getMembersList()) {
+        String hosted = member.getTopicsList().stream().filter(topics::contains).findFirst().orElse(null);
+        if (!member.getNodeId().equals(leader) && hosted != null) {
+          return new Hosted(index(member.getNodeId()), hosted, index(leader));
+        }
       }
+      if (System.currentTimeMillis() > deadline) {
+        throw new AssertionError("no follower hosts any of " + topics + ": " + info);
+      }
+      Thread.sleep(200);
     }
-    throw new AssertionError("no follower hosts any of " + topics + ": " + info);
   }
 
   static int index(String nodeId) {
