@@ -108,6 +108,20 @@ public final class StorageKeys {
     return ByteBuffer.allocate(1 + MESSAGE_KEY_LENGTH).put(ACK_MARK).put(messageKey).array();
   }
 
+  /** The prefix of every ack mark of the messages under {@code topicHash} (other topics of that hash too). */
+  public static byte[] ackMarkTopicPrefix(long topicHash) {
+    return ByteBuffer.allocate(1 + 8).put(ACK_MARK).putLong(topicHash).array();
+  }
+
+  public static byte[] messageKeyOfAckMark(byte[] ackMark) {
+    return java.util.Arrays.copyOfRange(ackMark, 1, 1 + MESSAGE_KEY_LENGTH);
+  }
+
+  public static String groupOfAckMark(byte[] ackMark) {
+    return new String(ackMark, 1 + MESSAGE_KEY_LENGTH, ackMark.length - 1 - MESSAGE_KEY_LENGTH,
+        StandardCharsets.UTF_8);
+  }
+
   /**
    * A Pekko Persistence event: {@code 'J' | persistenceId | 0x00 | sequenceNr(8)}, so one persistence id's events
    * sort by sequence number (which is never negative). The journal refuses persistence ids containing 0x00.
