@@ -6,8 +6,6 @@ import io.futureq.group.ConsumerGroup;
 import io.futureq.group.DueMessage;
 import io.futureq.group.GroupContext;
 import io.futureq.group.UniversalFanout;
-import io.futureq.log.CommandResult;
-import io.futureq.log.proto.CreateGroup;
 import io.futureq.log.proto.DeleteBatch;
 import io.futureq.log.proto.ExpireMessages;
 import io.futureq.log.proto.GroupAck;
@@ -20,7 +18,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
@@ -181,25 +178,9 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
       return this;
     }
     waitingForGroup.put(attach.group(), new ArrayList<>(List.of(attach)));
-    LogCommand create = LogCommand.newBuilder()
-        .setCreateGroup(CreateGroup.newBuilder().setTopic(topic).setGroup(attach.group())).build();
-    getContext().pipeToSelf(tc.eventLog().append(create).thenCompose(this::appliedHere),
+    getContext().pipeToSelf(GroupRegistration.register(tc, topic, attach.group()),
         (ok, failure) -> new GroupReady(attach.group(), failure));
     return this;
-  }
-
-  /**
-   * Waits until this node's replica has applied the group's registration, and so every entry
-   * committed before it: a group that read a lagging replica would deliver again messages whose
-   * delete is committed but not applied here yet.
-   */
-  private CompletableFuture<Long> appliedHere(CommandResult result) {
-    long index = ((CommandResult.GroupCreated) result).logIndex();
-    return tc.eventLog().whenApplied(index).toCompletableFuture()
-        .orTimeout(tc.askTimeout().toMillis(), TimeUnit.MILLISECONDS)
-        .exceptionallyCompose(timeout -> CompletableFuture.failedFuture(new IllegalStateException(
-            "this node's replica has not applied log index " + index + " within " + tc.askTimeout() + " (it is at "
-            + tc.eventLog().appliedIndex() + ")")));
   }
 
   private Behavior<Command> join(ActorRef<ConsumerGroup.Command> group, Attach attach) {
@@ -283,7 +264,9 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
     return this;
   }
 
+  /** Acks not flushed yet are dropped too: a new group of the same name must not inherit them. */
   private Behavior<Command> onGroupsDeleted(GroupsDeleted deleted) {
+    pendingAcks.removeIf(ack -> deleted.groups().contains(ack.getGroup()));
     for (String name : deleted.groups()) {
       ActorRef<ConsumerGroup.Command> group = groups.remove(name);
       if (group != null) {
