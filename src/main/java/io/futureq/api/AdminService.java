@@ -14,6 +14,23 @@ import io.futureq.api.grpc.ListTopicsRequest;
 import io.futureq.api.grpc.ListTopicsResponse;
 import io.futureq.api.grpc.Member;
 import io.futureq.api.grpc.TopicSummary;
+import io.futureq.api.grpc.DeleteGroupRequest;
+import io.futureq.api.grpc.DeleteGroupResponse;
+import io.futureq.api.grpc.DeleteTopicRequest;
+import io.futureq.api.grpc.DeleteTopicResponse;
+import io.futureq.api.grpc.GetMessageRequest;
+import io.futureq.api.grpc.ListMessagesRequest;
+import io.futureq.api.grpc.ListMessagesResponse;
+import io.futureq.api.grpc.PendingMessage;
+import io.futureq.api.grpc.PurgeTopicRequest;
+import io.futureq.api.grpc.PurgeTopicResponse;
+import io.futureq.api.grpc.RescheduleMessageRequest;
+import io.futureq.api.grpc.RescheduleMessageResponse;
+import io.futureq.config.ApiSettings;
+import io.futureq.log.BrokerStateMachine;
+import io.futureq.log.EventLog;
+import io.futureq.topic.GroupBacklog;
+import java.util.function.Supplier;
 import io.futureq.log.GroupRegistry;
 import io.futureq.log.proto.TopicMeta;
 import io.futureq.storage.OrderedStore;
@@ -30,7 +47,7 @@ import java.util.TreeSet;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.cluster.typed.Cluster;
 
-/** Admin API: topic listings, topic stats and cluster membership. */
+/** Admin API: topic listings and stats, message browsing and administration, cluster membership. */
 public final class AdminService implements Admin {
   private final ActorSystem<?> system;
   private final OrderedStore store;
@@ -40,13 +57,20 @@ public final class AdminService implements Admin {
   private final Duration askTimeout;
   private final RaftMembership raft;
   private final String storage;
+  private final BrokerStateMachine state;
+  private final TopicAdmin topics;
+  private final MessageBrowser browser;
 
   /**
    * @param raft the Raft group in clustered mode; null when standalone
    * @param storage the storage engine's name, as in {@code futureq.storage.engine}
    */
   public AdminService(ActorSystem<?> system, OrderedStore store, Executor storageExecutor, TopicRouter router,
-      String nodeId, Duration askTimeout, RaftMembership raft, String storage) {
+      String nodeId, Duration askTimeout, RaftMembership raft, String storage, ApiSettings api,
+      BrokerStateMachine state, EventLog eventLog) {
+    this.state = state;
+    this.topics = new TopicAdmin(api, state, eventLog);
+    this.browser = new MessageBrowser(store, state);
     this.system = system;
     this.store = store;
     this.storageExecutor = storageExecutor;
@@ -82,17 +106,73 @@ public final class AdminService implements Admin {
   public CompletionStage<io.futureq.api.grpc.TopicStats> getTopicStats(GetTopicStatsRequest in) {
     try {
       RequestValidator.topic("topic", in.getTopic());
+      if (!state.knowsTopic(in.getTopic())) {
+        // Checked here, before the topic's entity starts: a typo must not start one (nor its metric series).
+        throw TopicAdmin.notFound(in.getTopic());
+      }
     } catch (InvalidRequest e) {
       return GrpcErrors.translate(CompletableFuture.failedFuture(e));
     }
     return GrpcErrors.translate(router.stats(in.getTopic()).thenApply(AdminService::toProto));
   }
 
+  @Override
+  public CompletionStage<ListMessagesResponse> listMessages(ListMessagesRequest in) {
+    return read(() -> browser.validate(in), () -> browser.list(in));
+  }
+
+  @Override
+  public CompletionStage<PendingMessage> getMessage(GetMessageRequest in) {
+    return read(() -> browser.validate(in), () -> browser.get(in));
+  }
+
+  @Override
+  public CompletionStage<RescheduleMessageResponse> rescheduleMessage(RescheduleMessageRequest in) {
+    return write(() -> topics.reschedule(in));
+  }
+
+  @Override
+  public CompletionStage<DeleteGroupResponse> deleteGroup(DeleteGroupRequest in) {
+    return write(() -> topics.deleteGroup(in));
+  }
+
+  @Override
+  public CompletionStage<PurgeTopicResponse> purgeTopic(PurgeTopicRequest in) {
+    return write(() -> topics.purge(in.getTopic()));
+  }
+
+  @Override
+  public CompletionStage<DeleteTopicResponse> deleteTopic(DeleteTopicRequest in) {
+    return write(() -> topics.deleteTopic(in.getTopic()));
+  }
+
+  private <T> CompletionStage<T> read(Runnable validate, Supplier<T> read) {
+    try {
+      validate.run();
+    } catch (InvalidRequest e) {
+      return GrpcErrors.translate(CompletableFuture.failedFuture(e));
+    }
+    return GrpcErrors.translate(CompletableFuture.supplyAsync(read, storageExecutor));
+  }
+
+  private static <T> CompletionStage<T> write(Supplier<CompletableFuture<T>> call) {
+    try {
+      return GrpcErrors.translate(call.get());
+    } catch (InvalidRequest e) {
+      return GrpcErrors.translate(CompletableFuture.failedFuture(e));
+    }
+  }
+
   private static io.futureq.api.grpc.TopicStats toProto(TopicStats s) {
     io.futureq.api.grpc.TopicStats.Builder out = io.futureq.api.grpc.TopicStats.newBuilder().setTopic(s.topic())
         .setPending(s.pending()).setDueNow(s.dueNow()).setNextDueUnixMs(s.nextDueMs())
         .setOldestDueAgeMs(s.oldestDueAgeMs());
+    Map<String, GroupBacklog> backlogs = new HashMap<>();
+    s.backlogs().forEach(b -> backlogs.put(b.group(), b));
+    GroupBacklog none = new GroupBacklog("", 0, 0);
     s.groups().forEach(g -> out.addGroups(GroupStats.newBuilder().setName(g.group()).setConsumers(g.consumers())
+        .setLag(backlogs.getOrDefault(g.group(), none).lag())
+        .setOldestUnackedDueAgeMs(backlogs.getOrDefault(g.group(), none).oldestUnackedDueAgeMs())
         .setInFlight(g.inFlight()).setReady(g.ready()).setDelayed(g.delayed()).setLateness(Lateness.newBuilder()
             .setDeliveries(g.lateness().deliveries()).setP50Us(g.lateness().p50Us()).setP90Us(g.lateness().p90Us())
             .setP99Us(g.lateness().p99Us()).setP999Us(g.lateness().p999Us()).setMaxUs(g.lateness().maxUs()))));

@@ -130,6 +130,9 @@ final class ConsumerFrames {
       case UNAVAILABLE:
         status = Status.UNAVAILABLE;
         break;
+      case DELETED:
+        status = Status.NOT_FOUND;
+        break;
       default:
         status = Status.FAILED_PRECONDITION;
     }

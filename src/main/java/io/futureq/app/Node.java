@@ -179,7 +179,8 @@ public final class Node implements AutoCloseable {
     ConsumerService consumer = new ConsumerService(system, sessions, settings.api(), settings.group(),
         settings.topic(), router);
     AdminService admin = new AdminService(system, store, storageExecutor, router, settings.cluster().nodeId(),
-        askTimeout, raftLog == null ? null : new RaftAdmin(raftLog), settings.storage().engine().configName());
+        askTimeout, raftLog == null ? null : new RaftAdmin(raftLog), settings.storage().engine().configName(),
+        settings.api(), stateMachine, eventLog);
     HealthService health = new HealthService(readiness::isReady);
     ServerBinding binding = await(ApiServer.bind(system, settings.api(), producer, consumer, admin, health)
         .toCompletableFuture(), "bind gRPC on " + settings.api().host() + ":" + settings.api().port());

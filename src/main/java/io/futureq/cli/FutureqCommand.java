@@ -10,7 +10,8 @@ import picocli.CommandLine.Command;
 @Command(name = "futureq", mixinStandardHelpOptions = true, version = "futureq 0.1.0",
     description = "FutureQ, a durable delayed-message broker.",
     subcommands = {ServerCommand.class, PublishCommand.class, ConsumeCommand.class, CancelCommand.class,
-        StatsCommand.class, ClusterCommand.class, BenchCommand.class})
+        PeekCommand.class, GetCommand.class, RescheduleCommand.class, StatsCommand.class, GroupCommand.class,
+        TopicCommand.class, ClusterCommand.class, BenchCommand.class})
 public final class FutureqCommand implements Runnable {
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;

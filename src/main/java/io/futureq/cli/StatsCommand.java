@@ -15,7 +15,9 @@ import picocli.CommandLine.Option;
 /** {@code futureq stats}: lists topics, or shows one topic's backlog and groups. */
 @Command(name = "stats", mixinStandardHelpOptions = true,
     description = {"Without --topic, list topics with their pending count and groups.",
-        "With --topic, show that topic's backlog and, per group, consumers, in flight, ready and delayed."})
+        "With --topic, show that topic's backlog and, per group, consumers, in flight, ready, delayed, lag",
+        "(stored messages it has not acked) and the age of the oldest due message it has not acked.",
+        "A topic that does not exist fails with NOT_FOUND, exit 1."})
 final class StatsCommand extends BrokerCommand {
   @Option(names = "--topic", paramLabel = "TOPIC", description = "Show this topic's stats.")
   String topic;
@@ -53,7 +55,9 @@ final class StatsCommand extends BrokerCommand {
         .put("next_due_unix_ms", s.getNextDueUnixMs()).put("oldest_due_age_ms", s.getOldestDueAgeMs())
         .putObjects("groups", s.getGroupsList().stream().map(g -> Json.object().put("name", g.getName())
             .put("consumers", g.getConsumers()).put("in_flight", g.getInFlight()).put("ready", g.getReady())
-            .put("delayed", g.getDelayed()).put("lateness_us", lateness(g.getLateness()))).toList());
+            .put("delayed", g.getDelayed()).put("lag", g.getLag())
+            .put("oldest_unacked_due_age_ms", g.getOldestUnackedDueAgeMs())
+            .put("lateness_us", lateness(g.getLateness()))).toList());
   }
 
   static Json lateness(Lateness l) {
@@ -81,11 +85,14 @@ final class StatsCommand extends BrokerCommand {
       return;
     }
     out.println("groups:");
-    Table table = new Table("  ", "GROUP", "CONSUMERS", "IN FLIGHT", "READY", "DELAYED", "LATENESS P50/P99/MAX MS");
+    Table table = new Table("  ", "GROUP", "CONSUMERS", "IN FLIGHT", "READY", "DELAYED", "LAG", "OLDEST UNACKED",
+        "LATENESS P50/P99/MAX MS");
     for (GroupStats g : s.getGroupsList()) {
       Lateness l = g.getLateness();
       table.row(g.getName().isEmpty() ? "(universal)" : g.getName(), g.getConsumers(), g.getInFlight(),
-          g.getReady(), g.getDelayed(), l.getDeliveries() == 0 ? "-" : String.format(java.util.Locale.ROOT,
+          g.getReady(), g.getDelayed(), g.getName().isEmpty() ? "-" : g.getLag(),
+          g.getName().isEmpty() ? "-" : DurationConverter.format(Duration.ofMillis(g.getOldestUnackedDueAgeMs())),
+          l.getDeliveries() == 0 ? "-" : String.format(java.util.Locale.ROOT,
               "%.1f/%.1f/%.1f", l.getP50Us() / 1000.0, l.getP99Us() / 1000.0, l.getMaxUs() / 1000.0));
     }
     table.print(out);

@@ -61,6 +61,9 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
 
   public record GetStats(ActorRef<Stats> replyTo) implements Command {}
 
+  /** The group was deleted: its consumers' streams end, saying {@code why}, and the group stops. */
+  public record Delete(String why) implements Command {}
+
   public record Stats(String group, int consumers, int inFlight, int ready, int delayed, DeliveryLateness lateness) {}
 
   /**
@@ -123,6 +126,7 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
         .onMessage(MessagesStored.class, this::onMessagesStored)
         .onMessage(MessagesRemoved.class, this::onMessagesRemoved)
         .onMessage(GetStats.class, this::onGetStats)
+        .onMessage(Delete.class, this::onDelete)
         .onMessage(ConsumerLeft.class, this::onConsumerLeft)
         .onMessage(ReadDone.class, this::onReadDone)
         .onMessage(DeadLetterDone.class, this::onDeadLetterDone)
@@ -230,6 +234,13 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
     get.replyTo().tell(new Stats(gc.group(), consumers.size(), inFlight.size(), feed.buffered(), requeue.size(),
         lateness.summary()));
     return this;
+  }
+
+  private Behavior<Command> onDelete(Delete delete) {
+    SubscriberSession.Refuse end = new SubscriberSession.Refuse(
+        new SubscriberSession.Refusal(SubscriberSession.Reason.DELETED, delete.why()));
+    nextTag.keySet().forEach(consumer -> consumer.tell(end));
+    return Behaviors.stopped();
   }
 
   private Behavior<Command> onConsumerLeft(ConsumerLeft left) {

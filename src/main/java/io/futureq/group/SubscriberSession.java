@@ -50,7 +50,7 @@ public final class SubscriberSession {
   private record RetryJoin() implements Command {}
 
   /** Why a stream ends early; the gRPC edge maps each reason to a status. */
-  public enum Reason { BAD_FRAME, UNKNOWN_TAG, ALREADY_SUBSCRIBED, OVER_LIMIT, UNAVAILABLE }
+  public enum Reason { BAD_FRAME, UNKNOWN_TAG, ALREADY_SUBSCRIBED, OVER_LIMIT, UNAVAILABLE, DELETED }
 
   public record Refusal(Reason reason, String message) {}
 

@@ -10,6 +10,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.LongPredicate;
 
 /**
  * One log entry's writes before commit: a batch plus an overlay, so later commands of the same
@@ -108,6 +110,40 @@ final class ApplyContext implements AutoCloseable {
         keys.add(k);
       }
     });
+    return keys;
+  }
+
+  /**
+   * The first {@code limit} message keys with {@code from <= key < end} ({@code end} null: to the end) whose event id passes {@code keep}, in
+   * key order, as committed and then changed here. Rarely used (administration), so the hashed overlay is walked.
+   */
+  List<byte[]> messageKeys(byte[] from, byte[] end, int limit, LongPredicate keep) {
+    HashMap<Key, byte[]> changes = hashed.get(Space.MESSAGES);
+    TreeSet<byte[]> found = new TreeSet<>(Arrays::compareUnsigned);
+    changes.forEach((key, value) -> {
+      byte[] k = key.bytes();
+      if (value != TOMBSTONE && Arrays.compareUnsigned(k, from) >= 0 && (end == null || Arrays.compareUnsigned(k, end) < 0)
+          && keep.test(StorageKeys.eventIdOf(k))) {
+        found.add(k);
+      }
+    });
+    try (OrderedStore.View view = store.view();
+        OrderedStore.RangeIterator it = view.range(Space.MESSAGES, from, end)) {
+      for (int taken = 0; it.valid() && taken < limit; it.next()) {
+        byte[] k = it.key();
+        if (changes.get(Key.of(k)) != TOMBSTONE && keep.test(StorageKeys.eventIdOf(k))) {
+          found.add(k);
+          taken++;
+        }
+      }
+    }
+    List<byte[]> keys = new ArrayList<>(Math.min(limit, found.size()));
+    for (byte[] k : found) {
+      if (keys.size() == limit) {
+        break;
+      }
+      keys.add(k);
+    }
     return keys;
   }
 

@@ -1,6 +1,5 @@
 package io.futureq.log;
 
-import com.google.protobuf.InvalidProtocolBufferException;
 import io.futureq.log.CommandResult.Reason;
 import io.futureq.log.CommandResult.StoredRef;
 import io.futureq.log.proto.CancelMessage;
@@ -193,11 +192,13 @@ public final class BrokerStateMachine {
 
   private final class Apply {
     private final ApplyContext ctx;
+    private final StoredMessages messages;
     private final long index;
     private long nextEventId;
 
     Apply(ApplyContext ctx, long index, long nextEventId) {
       this.ctx = ctx;
+      this.messages = new StoredMessages(ctx, book);
       this.index = index;
       this.nextEventId = nextEventId;
     }
@@ -212,6 +213,9 @@ public final class BrokerStateMachine {
         case DEAD_LETTER: return deadLetter(command.getDeadLetter());
         case JOURNAL_WRITE: return JournalApply.write(ctx, index, command.getJournalWrite());
         case JOURNAL_DELETE: return JournalApply.delete(ctx, index, command.getJournalDelete());
+        case DELETE_GROUP: return GroupDeleteApply.apply(messages, command.getDeleteGroup());
+        case PURGE_TOPIC: return PurgeApply.apply(messages, command.getPurgeTopic(), nextEventId);
+        case RESCHEDULE: return RescheduleApply.apply(messages, bucketMs, command.getReschedule());
         case NACK_DELAY: return NackDelayApply.apply(ctx, command.getNackDelay());
         default: throw new IllegalArgumentException("log command without a body: " + command);
       }
@@ -364,39 +368,15 @@ public final class BrokerStateMachine {
     }
 
     private void remove(byte[] key, StoredMessage record) {
-      remove(key, record, true);
+      messages.remove(key, record);
     }
 
     private void remove(byte[] key, StoredMessage record, boolean mayHaveMarks) {
-      ctx.delete(Space.MESSAGES, key);
-      if (!record.getKey().isEmpty()) {
-        byte[] index = StorageKeys.messageKeyIndex(record.getTopic(), record.getKey());
-        if (Arrays.equals(ctx.get(Space.INDEX, index), key)) {
-          ctx.delete(Space.INDEX, index);
-        }
-      }
-      if (record.getExpireMs() > 0) {
-        ctx.delete(Space.INDEX, StorageKeys.expiry(record.getTopic(), record.getExpireMs(), record.getEventId()));
-      }
-      NackDelayApply.removeMarks(ctx, key, record);
-      if (mayHaveMarks && book.groups(record.getTopic()).size() > 1) {
-        for (byte[] mark : ctx.keysWithPrefix(Space.INDEX, StorageKeys.ackMarkPrefix(key))) {
-          ctx.delete(Space.INDEX, mark);
-        }
-      }
-      book.addPending(record.getTopic(), -1);
+      messages.remove(key, record, mayHaveMarks);
     }
 
     private StoredMessage read(byte[] key) {
-      byte[] bytes = ctx.get(Space.MESSAGES, key);
-      if (bytes == null) {
-        return null;
-      }
-      try {
-        return StoredMessage.parseFrom(bytes);
-      } catch (InvalidProtocolBufferException e) {
-        throw new IllegalStateException("corrupt message record under key " + Arrays.toString(key), e);
-      }
+      return messages.read(key);
     }
   }
 

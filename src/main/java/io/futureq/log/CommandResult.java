@@ -54,6 +54,38 @@ public sealed interface CommandResult {
    */
   record JournalDeleted(String persistenceId, long deletedTo, int removed, long logIndex) implements CommandResult {}
 
+  /** A DeleteGroup: {@code removed} are the messages no other group still held. */
+  record GroupDeleted(String topic, String group, boolean existed, List<byte[]> removed) implements CommandResult {
+    public GroupDeleted {
+      removed = List.copyOf(removed);
+    }
+  }
+
+  /**
+   * A PurgeTopic chunk. {@code more}: messages stored before {@code beforeEventId} may be left (append another
+   * chunk naming that bound). {@code topicDeleted}: the topic is gone, with {@code deletedGroups}.
+   */
+  record Purged(String topic, boolean existed, List<byte[]> removed, boolean more, long beforeEventId,
+      boolean topicDeleted, List<String> deletedGroups) implements CommandResult {
+    public Purged {
+      removed = List.copyOf(removed);
+      deletedGroups = List.copyOf(deletedGroups);
+    }
+  }
+
+  /**
+   * A Reschedule: the message left {@code from} for {@code moved}; both null when no pending message matched.
+   * {@code ackedBy}: groups that had acked it already.
+   */
+  record Rescheduled(String topic, byte[] from, StoredRef moved, List<String> ackedBy) implements CommandResult {
+    public Rescheduled {
+      ackedBy = List.copyOf(ackedBy);
+    }
+
+    public boolean existed() {
+      return from != null;
+    }
+  }
   /** A NackDelay: {@code marked} of its messages were still stored and got the group's mark. */
   record NackDelayed(String topic, String group, int marked) implements CommandResult {}
 

@@ -8,6 +8,9 @@ import io.futureq.log.proto.ApplyResults;
 import io.futureq.log.proto.CancelledResult;
 import io.futureq.log.proto.DeadLetteredResult;
 import io.futureq.log.proto.GroupCreatedResult;
+import io.futureq.log.proto.GroupDeletedResult;
+import io.futureq.log.proto.PurgedResult;
+import io.futureq.log.proto.RescheduledResult;
 import io.futureq.log.proto.JournalDeletedResult;
 import io.futureq.log.proto.JournalWrittenResult;
 import io.futureq.log.proto.NackDelayedResult;
@@ -77,6 +80,24 @@ public final class CommandResultCodec {
     } else if (result instanceof CommandResult.JournalDeleted d) {
       out.setJournalDeleted(JournalDeletedResult.newBuilder().setPersistenceId(d.persistenceId())
           .setDeletedTo(d.deletedTo()).setRemoved(d.removed()).setLogIndex(d.logIndex()));
+    } else if (result instanceof CommandResult.GroupDeleted g) {
+      GroupDeletedResult.Builder deleted = GroupDeletedResult.newBuilder().setTopic(g.topic()).setGroup(g.group())
+          .setExisted(g.existed());
+      g.removed().forEach(key -> deleted.addRemovedKeys(ByteString.copyFrom(key)));
+      out.setGroupDeleted(deleted);
+    } else if (result instanceof CommandResult.Purged p) {
+      PurgedResult.Builder purged = PurgedResult.newBuilder().setTopic(p.topic()).setExisted(p.existed())
+          .setMore(p.more()).setBeforeEventId(p.beforeEventId()).setTopicDeleted(p.topicDeleted())
+          .addAllDeletedGroups(p.deletedGroups());
+      p.removed().forEach(key -> purged.addRemovedKeys(ByteString.copyFrom(key)));
+      out.setPurged(purged);
+    } else if (result instanceof CommandResult.Rescheduled r) {
+      RescheduledResult.Builder moved = RescheduledResult.newBuilder().setTopic(r.topic())
+          .addAllAckedGroups(r.ackedBy());
+      if (r.existed()) {
+        moved.setFromStorageKey(ByteString.copyFrom(r.from())).setMoved(encodeRef(r.moved()));
+      }
+      out.setRescheduled(moved);
     } else if (result instanceof CommandResult.NackDelayed n) {
       out.setNackDelayed(NackDelayedResult.newBuilder().setTopic(n.topic()).setGroup(n.group())
           .setMarked(n.marked()));
@@ -120,12 +141,33 @@ public final class CommandResultCodec {
         return new CommandResult.JournalDeleted(d.getPersistenceId(), d.getDeletedTo(), d.getRemoved(),
             d.getLogIndex());
       }
+      case GROUP_DELETED: {
+        GroupDeletedResult g = result.getGroupDeleted();
+        return new CommandResult.GroupDeleted(g.getTopic(), g.getGroup(), g.getExisted(), bytes(g.getRemovedKeysList()));
+      }
+      case PURGED: {
+        PurgedResult p = result.getPurged();
+        return new CommandResult.Purged(p.getTopic(), p.getExisted(), bytes(p.getRemovedKeysList()), p.getMore(),
+            p.getBeforeEventId(), p.getTopicDeleted(), p.getDeletedGroupsList());
+      }
+      case RESCHEDULED: {
+        RescheduledResult r = result.getRescheduled();
+        return r.hasMoved() ? new CommandResult.Rescheduled(r.getTopic(), r.getFromStorageKey().toByteArray(),
+            decodeRef(r.getMoved()), r.getAckedGroupsList())
+            : new CommandResult.Rescheduled(r.getTopic(), null, null, r.getAckedGroupsList());
+      }
       case NACK_DELAYED:
         return new CommandResult.NackDelayed(result.getNackDelayed().getTopic(), result.getNackDelayed().getGroup(),
             result.getNackDelayed().getMarked());
       default:
         throw new IllegalArgumentException("apply result without a body: " + result);
     }
+  }
+
+  private static List<byte[]> bytes(List<ByteString> keys) {
+    List<byte[]> out = new ArrayList<>(keys.size());
+    keys.forEach(key -> out.add(key.toByteArray()));
+    return out;
   }
 
   private static StoredMessageRef encodeRef(StoredRef ref) {

@@ -8,8 +8,10 @@ import io.futureq.storage.OrderedStore.Space;
 import io.futureq.storage.StorageKeys;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -23,6 +25,8 @@ final class TopicBook {
   private final Map<String, List<String>> groups = new HashMap<>();
   private final Map<String, Long> touchedPending = new HashMap<>();
   private final Map<String, List<String>> touchedGroups = new HashMap<>();
+  /** Topics deleted by the entry being prepared (unless stored to again after). */
+  private final Set<String> touchedDropped = new HashSet<>();
 
   TopicBook(OrderedStore store) {
     this.store = store;
@@ -49,7 +53,30 @@ final class TopicBook {
   }
 
   long pending(String topic) {
-    return touchedPending.getOrDefault(topic, committedPending(topic));
+    Long touched = touchedPending.get(topic);
+    return touched != null ? touched : touchedDropped.contains(topic) ? 0 : committedPending(topic);
+  }
+
+  /** Whether the topic has metadata (it stored a message or a group and was not deleted since). */
+  boolean known(String topic) {
+    if (touchedPending.containsKey(topic)) {
+      return true;
+    }
+    return !touchedDropped.contains(topic)
+        && (pending.containsKey(topic) || store.get(Space.INDEX, StorageKeys.topicMeta(topic)) != null);
+  }
+
+  /** Forgets the topic's count and groups; the caller deletes its messages and group registrations. */
+  void dropTopic(String topic) {
+    touchedDropped.add(topic);
+    touchedPending.remove(topic);
+    touchedGroups.put(topic, List.of());
+  }
+
+  void removeGroup(String topic, String group) {
+    List<String> updated = new ArrayList<>(groups(topic));
+    updated.remove(group);
+    touchedGroups.put(topic, updated);
   }
 
   void addPending(String topic, long delta) {
@@ -66,16 +93,19 @@ final class TopicBook {
     updated.add(group);
     touchedGroups.put(topic, updated);
     if (!touchedPending.containsKey(topic)) {
-      touchedPending.put(topic, committedPending(topic));
+      touchedPending.put(topic, pending(topic));
     }
   }
 
   void writeTouched(ApplyContext ctx) {
+    touchedDropped.stream().filter(t -> !touchedPending.containsKey(t))
+        .forEach(t -> ctx.delete(Space.INDEX, StorageKeys.topicMeta(t)));
     touchedPending.forEach((topic, count) -> ctx.put(Space.INDEX, StorageKeys.topicMeta(topic),
         TopicMeta.newBuilder().setName(topic).setPending(count).build().toByteArray()));
   }
 
   void commitTouched() {
+    touchedDropped.stream().filter(t -> !touchedPending.containsKey(t)).forEach(pending::remove);
     pending.putAll(touchedPending);
     touchedPending.forEach((topic, count) -> TopicMetrics.pending(topic).update(count));
     groups.putAll(touchedGroups);
@@ -85,6 +115,7 @@ final class TopicBook {
   void dropTouched() {
     touchedPending.clear();
     touchedGroups.clear();
+    touchedDropped.clear();
   }
 
   /** Drops every cached count and group list; they are read again from the store on next use. */

@@ -109,6 +109,20 @@ public final class StorageKeys {
     return ByteBuffer.allocate(1 + MESSAGE_KEY_LENGTH).put(ACK_MARK).put(messageKey).array();
   }
 
+  /** The prefix of every ack mark of the messages under {@code topicHash} (other topics of that hash too). */
+  public static byte[] ackMarkTopicPrefix(long topicHash) {
+    return ByteBuffer.allocate(1 + 8).put(ACK_MARK).putLong(topicHash).array();
+  }
+
+  public static byte[] messageKeyOfAckMark(byte[] ackMark) {
+    return java.util.Arrays.copyOfRange(ackMark, 1, 1 + MESSAGE_KEY_LENGTH);
+  }
+
+  public static String groupOfAckMark(byte[] ackMark) {
+    return new String(ackMark, 1 + MESSAGE_KEY_LENGTH, ackMark.length - 1 - MESSAGE_KEY_LENGTH,
+        StandardCharsets.UTF_8);
+  }
+
   /**
    * Marks that {@code group} nacked the message with a delay; its value says until when (see
    * {@code NackDelays}). Under the message key, so removing the message finds them by prefix.
@@ -120,6 +134,15 @@ public final class StorageKeys {
 
   public static byte[] nackMarkPrefix(byte[] messageKey) {
     return ByteBuffer.allocate(1 + MESSAGE_KEY_LENGTH).put(NACK_MARK).put(messageKey).array();
+  }
+
+  /** Every nack mark of a topic's messages starts with this (the message key starts with the topic hash). */
+  public static byte[] nackMarkTopicPrefix(long topicHash) {
+    return ByteBuffer.allocate(1 + 8).put(NACK_MARK).putLong(topicHash).array();
+  }
+
+  public static String groupOfNackMark(byte[] nackMark) {
+    return groupOfAckMark(nackMark); // the same layout under another tag
   }
 
   /**

@@ -52,6 +52,25 @@ public final class AppliedAnnouncer implements EventLog.AppliedListener {
     } else if (result instanceof CommandResult.Removed r && r.reason() == CommandResult.Reason.EXPIRED
         && !r.storageKeys().isEmpty()) {
       tell(r.topic(), new TopicEntity.MessagesRemoved(r.storageKeys()));
+    } else {
+      announceAdministration(index, result);
+    }
+  }
+
+  private void announceAdministration(long index, CommandResult result) {
+    if (result instanceof CommandResult.Rescheduled r && r.existed()) {
+      tell(r.topic(), new TopicEntity.MessageMoved(index, r.from(),
+          new DueMessage(r.moved().storageKey(), r.moved().message()), r.ackedBy()));
+    } else if (result instanceof CommandResult.GroupDeleted g && g.existed()) {
+      tell(g.topic(), new TopicEntity.GroupsDeleted(List.of(g.group()),
+          "group '" + g.group() + "' of topic " + g.topic() + " was deleted"));
+    } else if (result instanceof CommandResult.Purged p) {
+      if (!p.removed().isEmpty()) {
+        tell(p.topic(), new TopicEntity.MessagesRemoved(p.removed()));
+      }
+      if (p.topicDeleted()) {
+        tell(p.topic(), new TopicEntity.GroupsDeleted(p.deletedGroups(), "topic " + p.topic() + " was deleted"));
+      }
     }
   }
 

@@ -3,13 +3,9 @@ package io.futureq.topic;
 import io.futureq.serialization.CborSerializable;
 import com.google.protobuf.ByteString;
 import io.futureq.group.ConsumerGroup;
-import io.futureq.group.DeliveryLateness;
 import io.futureq.group.DueMessage;
 import io.futureq.group.GroupContext;
 import io.futureq.group.UniversalFanout;
-import io.futureq.log.CommandResult;
-import io.futureq.log.GroupRegistry;
-import io.futureq.log.proto.CreateGroup;
 import io.futureq.log.proto.DeleteBatch;
 import io.futureq.log.proto.ExpireMessages;
 import io.futureq.log.proto.GroupAck;
@@ -22,7 +18,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
@@ -66,6 +61,20 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
 
   public record GetStats(ActorRef<StatusReply<TopicStats>> replyTo) implements Command {}
 
+  /** A message rescheduled at log {@code index}: it left key {@code from}; {@code ackedBy} had acked it. */
+  public record MessageMoved(long index, byte[] from, DueMessage to, List<String> ackedBy) implements Command {
+    public MessageMoved {
+      ackedBy = List.copyOf(ackedBy);
+    }
+  }
+
+  /** Durable groups deleted (or their topic): their streams end, saying {@code why}. */
+  public record GroupsDeleted(List<String> groups, String why) implements Command {
+    public GroupsDeleted {
+      groups = List.copyOf(groups);
+    }
+  }
+
   /** Starts the entity (at boot, for topics with stored messages) so its expiry timer runs. */
   public record Wake() implements Command {}
 
@@ -80,7 +89,7 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
 
   private record GroupReady(String group, Throwable failure) implements Command {}
 
-  private record GroupStopped(String group) implements Command {}
+  private record GroupStopped(String group, ActorRef<ConsumerGroup.Command> ref) implements Command {}
 
   private record Flush() implements Command {}
 
@@ -115,6 +124,8 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
   private boolean expiring;
   private boolean rescanExpiry;
   private long expiryTimerAt = Long.MAX_VALUE;
+  /** Names each group's actor uniquely: a deleted group's name may be taken again before its actor stopped. */
+  private long groupsSpawned;
 
   private TopicEntity(ActorContext<Command> ctx, TimerScheduler<Command> timers, String topic, TopicContext tc,
       ActorRef<ClusterSharding.ShardCommand> shard) {
@@ -135,6 +146,8 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
         .onMessage(MessagesStored.class, this::onMessagesStored)
         .onMessage(MessagesRemoved.class, this::onMessagesRemoved)
         .onMessage(GetStats.class, this::onGetStats)
+        .onMessage(MessageMoved.class, this::onMessageMoved)
+        .onMessage(GroupsDeleted.class, this::onGroupsDeleted)
         .onMessage(Wake.class, w -> this)
         .onMessage(StoreReplaced.class, this::onStoreReplaced)
         .onMessage(GroupAcked.class, this::onGroupAcked)
@@ -165,25 +178,9 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
       return this;
     }
     waitingForGroup.put(attach.group(), new ArrayList<>(List.of(attach)));
-    LogCommand create = LogCommand.newBuilder()
-        .setCreateGroup(CreateGroup.newBuilder().setTopic(topic).setGroup(attach.group())).build();
-    getContext().pipeToSelf(tc.eventLog().append(create).thenCompose(this::appliedHere),
+    getContext().pipeToSelf(GroupRegistration.register(tc, topic, attach.group()),
         (ok, failure) -> new GroupReady(attach.group(), failure));
     return this;
-  }
-
-  /**
-   * Waits until this node's replica has applied the group's registration, and so every entry
-   * committed before it: a group that read a lagging replica would deliver again messages whose
-   * delete is committed but not applied here yet.
-   */
-  private CompletableFuture<Long> appliedHere(CommandResult result) {
-    long index = ((CommandResult.GroupCreated) result).logIndex();
-    return tc.eventLog().whenApplied(index).toCompletableFuture()
-        .orTimeout(tc.askTimeout().toMillis(), TimeUnit.MILLISECONDS)
-        .exceptionallyCompose(timeout -> CompletableFuture.failedFuture(new IllegalStateException(
-            "this node's replica has not applied log index " + index + " within " + tc.askTimeout() + " (it is at "
-            + tc.eventLog().appliedIndex() + ")")));
   }
 
   private Behavior<Command> join(ActorRef<ConsumerGroup.Command> group, Attach attach) {
@@ -210,14 +207,15 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
         tc.storageExecutor(), tc.eventLog(), tc.maxConsumersPerGroup(), tc.wakeTimer(), ackSink);
     ActorRef<ConsumerGroup.Command> group = name.isEmpty()
         ? getContext().spawn(UniversalFanout.create(gc, startAfter), "universal")
-        : getContext().spawn(ConsumerGroup.create(gc, startAfter), "group-" + name);
-    getContext().watchWith(group, new GroupStopped(name));
+        : getContext().spawn(ConsumerGroup.create(gc, startAfter), "group-" + name + "-" + ++groupsSpawned);
+    getContext().watchWith(group, new GroupStopped(name, group));
     groups.put(name, group);
     return group;
   }
 
+  /** Only the group that stopped: a deleted group's successor of the same name may already run. */
   private Behavior<Command> onGroupStopped(GroupStopped stopped) {
-    groups.remove(stopped.group());
+    groups.remove(stopped.group(), stopped.ref());
     return this;
   }
 
@@ -246,26 +244,35 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
   }
 
   private Behavior<Command> onGetStats(GetStats get) {
-    long now = System.currentTimeMillis();
-    CompletableFuture<TopicStatsReader.StorageStats> storage = CompletableFuture.supplyAsync(
-        () -> TopicStatsReader.read(tc.store(), topic, tc.bucketMs(), now), tc.storageExecutor());
-    CompletableFuture<List<String>> durable = CompletableFuture.supplyAsync(
-        () -> GroupRegistry.read(tc.store(), topic), tc.storageExecutor());
-    List<CompletableFuture<ConsumerGroup.Stats>> running = new ArrayList<>();
-    for (ActorRef<ConsumerGroup.Command> g : groups.values()) {
-      running.add(org.apache.pekko.actor.typed.javadsl.AskPattern.<ConsumerGroup.Command, ConsumerGroup.Stats>ask(
-          g, ConsumerGroup.GetStats::new, tc.askTimeout(), getContext().getSystem().scheduler()).toCompletableFuture());
-    }
-    CompletableFuture.allOf(running.toArray(CompletableFuture[]::new)).thenCombine(storage, (v, s) -> s)
-        .thenCombine(durable, (s, names) -> {
-          Map<String, ConsumerGroup.Stats> byName = new java.util.TreeMap<>();
-          names.forEach(n -> byName.put(n, new ConsumerGroup.Stats(n, 0, 0, 0, 0, DeliveryLateness.NONE)));
-          running.forEach(f -> byName.put(f.join().group(), f.join()));
-          return new TopicStats(topic, s.pending(), s.dueNow(), s.nextDueMs(), s.oldestDueAgeMs(),
-              new ArrayList<>(byName.values()));
-        })
+    StatsQuery.gather(tc, topic, groups.values(), getContext().getSystem().scheduler())
         .whenComplete((stats, failure) -> get.replyTo().tell(failure == null ? StatusReply.success(stats)
             : StatusReply.error("stats of topic " + topic + " failed: " + failure.getMessage())));
+    return this;
+  }
+
+  /** A rescheduled message: groups drop its old key, and those that had not acked it get the new one. */
+  private Behavior<Command> onMessageMoved(MessageMoved moved) {
+    ConsumerGroup.MessagesRemoved gone = new ConsumerGroup.MessagesRemoved(List.of(moved.from()));
+    ConsumerGroup.MessagesStored stored = new ConsumerGroup.MessagesStored(moved.index(), List.of(moved.to()));
+    groups.forEach((name, g) -> {
+      g.tell(gone);
+      if (!moved.ackedBy().contains(name)) {
+        g.tell(stored);
+      }
+    });
+    armExpiryTimer(moved.to().message().getExpireMs() > 0 ? moved.to().message().getExpireMs() : Long.MAX_VALUE);
+    return this;
+  }
+
+  /** Acks not flushed yet are dropped too: a new group of the same name must not inherit them. */
+  private Behavior<Command> onGroupsDeleted(GroupsDeleted deleted) {
+    pendingAcks.removeIf(ack -> deleted.groups().contains(ack.getGroup()));
+    for (String name : deleted.groups()) {
+      ActorRef<ConsumerGroup.Command> group = groups.remove(name);
+      if (group != null) {
+        group.tell(new ConsumerGroup.Delete(deleted.why()));
+      }
+    }
     return this;
   }
 

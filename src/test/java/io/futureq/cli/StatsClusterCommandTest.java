@@ -73,12 +73,13 @@ class StatsClusterCommandTest {
     }
     assertTrue(text.out().matches("(?s).*\nnext due: \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z\n.*"), text.toString());
     assertTrue(text.out().matches("(?s).*\n  GROUP\\s+CONSUMERS\\s+IN FLIGHT\\s+READY\\s+DELAYED\\s+"
-        + "LATENESS P50/P99/MAX MS\n  billing\\s+.*"),
+        + "LAG\\s+OLDEST UNACKED\\s+LATENESS P50/P99/MAX MS\n  billing\\s+.*"),
         text.toString());
     assertEquals(0, json.exit(), json.toString());
     assertTrue(json.out().matches("\\{\"topic\":\"" + TOPIC + "\",\"pending\":\\d+,\"due_now\":\\d+,"
         + "\"next_due_unix_ms\":\\d+,\"oldest_due_age_ms\":\\d+,\"groups\":\\[\\{\"name\":\"billing\","
-        + "\"consumers\":\\d+,\"in_flight\":\\d+,\"ready\":\\d+,\"delayed\":\\d+,"
+        + "\"consumers\":\\d+,\"in_flight\":\\d+,\"ready\":\\d+,\"delayed\":\\d+,\"lag\":\\d+,"
+        + "\"oldest_unacked_due_age_ms\":\\d+,"
         + "\"lateness_us\":\\{\"deliveries\":\\d+,"
         + "\"p50\":\\d+,\"p90\":\\d+,\"p99\":\\d+,\"p99_9\":\\d+,\"max\":\\d+}}]}\n"), json.toString());
   }

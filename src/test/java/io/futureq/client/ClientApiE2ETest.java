@@ -65,6 +65,35 @@ class ClientApiE2ETest {
   }
 
   @Test
+  void aRescheduledMessageIsDeliveredAtItsNewTimeAndADeletedGroupsConsumerStops() throws Exception {
+    FutureQProducer producer = client.producer(ProducerOptions.defaults());
+    List<String> got = Collections.synchronizedList(new ArrayList<>());
+    FutureQConsumer consumer = client.subscribe("resched", "g", m -> got.add(m.messageId()),
+        ConsumerOptions.defaults());
+    consumer.subscribed().get(10, TimeUnit.SECONDS);
+    SendResult sent = producer.send(OutgoingMessage.to("resched").payload("p").key("order-1")
+        .delay(Duration.ofHours(1)).build()).get(10, TimeUnit.SECONDS);
+
+    var moved = client.rescheduleByKey("resched", "order-1", Instant.EPOCH).get(10, TimeUnit.SECONDS);
+
+    assertEquals(sent.messageId(), moved.getPreviousMessageId());
+    long deadline = System.currentTimeMillis() + 10_000;
+    while (got.isEmpty() && System.currentTimeMillis() < deadline) {
+      Thread.sleep(10);
+    }
+    assertEquals(List.of(moved.getMessageId()), got, "delivered now under its new id");
+    var missing = assertThrows(java.util.concurrent.ExecutionException.class,
+        () -> client.getMessageById("resched", sent.messageId(), false).get(10, TimeUnit.SECONDS));
+    assertEquals(io.grpc.Status.Code.NOT_FOUND, ((FutureQException) missing.getCause()).code());
+
+    assertEquals(0, client.deleteGroup("resched", "g").get(10, TimeUnit.SECONDS).getRemoved());
+    var ended = assertThrows(java.util.concurrent.ExecutionException.class,
+        () -> consumer.terminated().get(10, TimeUnit.SECONDS));
+    assertEquals(io.grpc.Status.Code.NOT_FOUND, ((FutureQException) ended.getCause()).code(), "not resubscribed");
+    producer.close();
+  }
+
+  @Test
   void receivePullsDeliveriesThatTheCallerAcksOrNacks() throws Exception {
     FutureQConsumer puller = client.subscribe("pull", "g", ConsumerOptions.defaults().withMaxInFlight(10));
     puller.subscribed().get(10, TimeUnit.SECONDS);

@@ -95,6 +95,32 @@ class CommandResultCodecTest {
   }
 
   @Test
+  void administrationResultsRoundTrip() {
+    CommandResult.GroupDeleted deleted = (CommandResult.GroupDeleted) roundTrip(
+        new CommandResult.GroupDeleted("orders", "billng", true, List.of(KEY_A, KEY_B)));
+    assertEquals("billng", deleted.group());
+    assertTrue(deleted.existed());
+    assertArrayEquals(KEY_B, deleted.removed().get(1));
+
+    CommandResult.Purged purged = (CommandResult.Purged) roundTrip(
+        new CommandResult.Purged("orders", true, List.of(KEY_A), true, 42, false, List.of()));
+    assertEquals(List.of(true, true, 42L, false), List.of(purged.existed(), purged.more(), purged.beforeEventId(),
+        purged.topicDeleted()));
+    assertArrayEquals(KEY_A, purged.removed().get(0));
+    CommandResult.Purged topicGone = (CommandResult.Purged) roundTrip(
+        new CommandResult.Purged("orders", true, List.of(), false, 42, true, List.of("billing", "mailer")));
+    assertEquals(List.of("billing", "mailer"), topicGone.deletedGroups());
+
+    CommandResult.Rescheduled moved = (CommandResult.Rescheduled) roundTrip(new CommandResult.Rescheduled("orders",
+        KEY_A, new StoredRef(KEY_B, MESSAGE, false), List.of("billing")));
+    assertArrayEquals(KEY_A, moved.from());
+    assertRef(new StoredRef(KEY_B, MESSAGE, false), moved.moved());
+    assertEquals(List.of("billing"), moved.ackedBy());
+    assertFalse(((CommandResult.Rescheduled) roundTrip(
+        new CommandResult.Rescheduled("orders", null, null, List.of()))).existed());
+  }
+
+  @Test
   void aMixedEntryKeepsOneResultPerCommandInOrder() {
     List<CommandResult> results = List.of(new CommandResult.GroupCreated("orders", "billing", false, 42),
         new CommandResult.Stored(List.of(new StoredRef(KEY_A, MESSAGE, false))),

@@ -5,6 +5,9 @@ import io.futureq.log.proto.CancelMessage;
 import io.futureq.log.proto.CreateGroup;
 import io.futureq.log.proto.DeadLetter;
 import io.futureq.log.proto.DeleteBatch;
+import io.futureq.log.proto.DeleteGroup;
+import io.futureq.log.proto.PurgeTopic;
+import io.futureq.log.proto.Reschedule;
 import io.futureq.log.proto.ExpireMessages;
 import io.futureq.log.proto.GroupAck;
 import io.futureq.log.proto.LogCommand;
@@ -66,5 +69,29 @@ public final class Commands {
   public static LogCommand deadLetter(String topic, String group, byte[] storageKey, String reason, long nowMs) {
     return LogCommand.newBuilder().setDeadLetter(DeadLetter.newBuilder().setTopic(topic).setGroup(group)
         .setStorageKey(ByteString.copyFrom(storageKey)).setReason(reason).setNowMs(nowMs)).build();
+  }
+
+  public static LogCommand deleteGroup(String topic, String group) {
+    return LogCommand.newBuilder().setDeleteGroup(DeleteGroup.newBuilder().setTopic(topic).setGroup(group)).build();
+  }
+
+  public static LogCommand purge(String topic, int maxMessages, long beforeEventId) {
+    return LogCommand.newBuilder().setPurgeTopic(PurgeTopic.newBuilder().setTopic(topic).setMaxMessages(maxMessages)
+        .setBeforeEventId(beforeEventId)).build();
+  }
+
+  public static LogCommand deleteTopic(String topic, int maxMessages) {
+    return LogCommand.newBuilder().setPurgeTopic(PurgeTopic.newBuilder().setTopic(topic).setMaxMessages(maxMessages)
+        .setDeleteTopic(true)).build();
+  }
+
+  public static LogCommand rescheduleByKey(String topic, String key, long dueMs, long nowMs) {
+    return LogCommand.newBuilder().setReschedule(Reschedule.newBuilder().setTopic(topic).setKey(key).setDueMs(dueMs)
+        .setNowMs(nowMs)).build();
+  }
+
+  public static LogCommand rescheduleByStorageKey(String topic, byte[] storageKey, long dueMs, long nowMs) {
+    return LogCommand.newBuilder().setReschedule(Reschedule.newBuilder().setTopic(topic)
+        .setStorageKey(ByteString.copyFrom(storageKey)).setDueMs(dueMs).setNowMs(nowMs)).build();
   }
 }

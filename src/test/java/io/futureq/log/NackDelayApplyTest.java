@@ -87,4 +87,18 @@ class NackDelayApplyTest {
     assertEquals(0, ((CommandResult.NackDelayed) testLog.apply(nack("b", key, 3_000, 2))).marked());
     assertEquals(0, testLog.countIndexKeys(StorageKeys.nackMarkPrefix(key)));
   }
+
+  @Test
+  void deletingAGroupDeletesItsNackMarksAndKeepsTheOthers() {
+    testLog.apply(createGroup(TOPIC, "a"));
+    testLog.apply(createGroup(TOPIC, "b"));
+    byte[] key = stored("m");
+    testLog.apply(nack("a", key, 1_000, 1));
+    testLog.apply(nack("b", key, 2_000, 1));
+    testLog.apply(LogCommand.newBuilder().setDeleteGroup(
+        io.futureq.log.proto.DeleteGroup.newBuilder().setTopic(TOPIC).setGroup("a")).build());
+    assertEquals(null, testLog.store().get(Space.INDEX, StorageKeys.nackMark(key, "a")),
+        "a new group named a must not inherit the deleted one's delay");
+    assertEquals(new NackMark(2_000, 1), NackMark.parse(testLog.store().get(Space.INDEX, StorageKeys.nackMark(key, "b"))));
+  }
 }

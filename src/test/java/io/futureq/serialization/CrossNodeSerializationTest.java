@@ -86,7 +86,9 @@ class CrossNodeSerializationTest {
     assertEquals(refuse, roundTrip(refuse));
     assertEquals(TagRanges.of(2, 5), roundTrip(new SubscriberSession.Ack(TagRanges.of(2, 5))).tags());
     TopicStats stats = new TopicStats("t", 3, 1, 100, 5, List.of(new ConsumerGroup.Stats("g", 1, 2, 3, 4,
-        new DeliveryLateness(10, 1, 2, 3, 4, 5))));
+        new DeliveryLateness(10, 1, 2, 3, 4, 5))), List.of(new io.futureq.topic.GroupBacklog("g", 7, 250)));
     assertEquals(stats, roundTrip(stats));
+    var deleted = new io.futureq.topic.TopicEntity.GroupsDeleted(List.of("g"), "group 'g' of topic t was deleted");
+    assertEquals(deleted, roundTrip(deleted));
   }
 }

@@ -11,6 +11,19 @@ import io.futureq.api.grpc.ListTopicsResponse;
 import io.futureq.api.grpc.RaftInfo;
 import io.futureq.api.grpc.RemoveRaftPeerRequest;
 import io.futureq.api.grpc.TopicStats;
+import io.futureq.api.grpc.DeleteGroupRequest;
+import io.futureq.api.grpc.DeleteGroupResponse;
+import io.futureq.api.grpc.DeleteTopicRequest;
+import io.futureq.api.grpc.DeleteTopicResponse;
+import io.futureq.api.grpc.GetMessageRequest;
+import io.futureq.api.grpc.ListMessagesRequest;
+import io.futureq.api.grpc.ListMessagesResponse;
+import io.futureq.api.grpc.PendingMessage;
+import io.futureq.api.grpc.PurgeTopicRequest;
+import io.futureq.api.grpc.PurgeTopicResponse;
+import io.futureq.api.grpc.RescheduleMessageRequest;
+import io.futureq.api.grpc.RescheduleMessageResponse;
+import java.time.Instant;
 import io.grpc.ManagedChannel;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
@@ -114,6 +127,56 @@ public final class FutureQClient implements AutoCloseable {
 
   public CompletableFuture<ClusterInfo> clusterInfo() {
     return unary(Rpc.CLUSTER_INFO, GetClusterInfoRequest.getDefaultInstance());
+  }
+
+  /** A page of a topic's pending messages in due order (window, page size, token, payloads: see the request). */
+  public CompletableFuture<ListMessagesResponse> listMessages(ListMessagesRequest request) {
+    return unary(Rpc.LIST_MESSAGES, request);
+  }
+
+  /** The pending message with {@code key}; fails with NOT_FOUND when none is pending. */
+  public CompletableFuture<PendingMessage> getMessageByKey(String topic, String key, boolean includePayload) {
+    return unary(Rpc.GET_MESSAGE, GetMessageRequest.newBuilder().setTopic(topic).setKey(key)
+        .setIncludePayload(includePayload).build());
+  }
+
+  public CompletableFuture<PendingMessage> getMessageById(String topic, String messageId, boolean includePayload) {
+    return unary(Rpc.GET_MESSAGE, GetMessageRequest.newBuilder().setTopic(topic).setMessageId(messageId)
+        .setIncludePayload(includePayload).build());
+  }
+
+  /**
+   * Moves the pending message with {@code key} to {@code dueAt} (a time in the past: due now). The response names
+   * its new id; NOT_FOUND when none is pending.
+   */
+  public CompletableFuture<RescheduleMessageResponse> rescheduleByKey(String topic, String key, Instant dueAt) {
+    return reschedule(RescheduleMessageRequest.newBuilder().setTopic(topic).setKey(key)
+        .setDeliverAtUnixMs(Math.max(0, dueAt.toEpochMilli())).build());
+  }
+
+  public CompletableFuture<RescheduleMessageResponse> rescheduleById(String topic, String messageId, Instant dueAt) {
+    return reschedule(RescheduleMessageRequest.newBuilder().setTopic(topic).setMessageId(messageId)
+        .setDeliverAtUnixMs(Math.max(0, dueAt.toEpochMilli())).build());
+  }
+
+  /** Any reschedule, e.g. with a delay, or with no due time at all: due now. */
+  public CompletableFuture<RescheduleMessageResponse> reschedule(RescheduleMessageRequest request) {
+    return unary(Rpc.RESCHEDULE_MESSAGE, request);
+  }
+
+  /** Unregisters a group: messages only it still held are deleted, its streams end with NOT_FOUND. */
+  public CompletableFuture<DeleteGroupResponse> deleteGroup(String topic, String group) {
+    return unary(Rpc.DELETE_GROUP, DeleteGroupRequest.newBuilder().setTopic(topic).setGroup(group).build());
+  }
+
+  /** Deletes every message pending on the topic when the purge starts; its groups stay. */
+  public CompletableFuture<PurgeTopicResponse> purgeTopic(String topic) {
+    return unary(Rpc.PURGE_TOPIC, PurgeTopicRequest.newBuilder().setTopic(topic).build());
+  }
+
+  /** Deletes the topic's messages and groups. */
+  public CompletableFuture<DeleteTopicResponse> deleteTopic(String topic) {
+    return unary(Rpc.DELETE_TOPIC, DeleteTopicRequest.newBuilder().setTopic(topic).build());
   }
 
   /**

@@ -16,6 +16,18 @@ import io.futureq.api.grpc.PublishResponse;
 import io.futureq.api.grpc.RaftInfo;
 import io.futureq.api.grpc.RemoveRaftPeerRequest;
 import io.futureq.api.grpc.TopicStats;
+import io.futureq.api.grpc.DeleteGroupRequest;
+import io.futureq.api.grpc.DeleteGroupResponse;
+import io.futureq.api.grpc.DeleteTopicRequest;
+import io.futureq.api.grpc.DeleteTopicResponse;
+import io.futureq.api.grpc.GetMessageRequest;
+import io.futureq.api.grpc.ListMessagesRequest;
+import io.futureq.api.grpc.ListMessagesResponse;
+import io.futureq.api.grpc.PendingMessage;
+import io.futureq.api.grpc.PurgeTopicRequest;
+import io.futureq.api.grpc.PurgeTopicResponse;
+import io.futureq.api.grpc.RescheduleMessageRequest;
+import io.futureq.api.grpc.RescheduleMessageResponse;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ClientCall;
@@ -52,6 +64,24 @@ final class Rpc {
   static final MethodDescriptor<GetClusterInfoRequest, ClusterInfo> CLUSTER_INFO =
       unaryMethod("futureq.v1.Admin", "GetClusterInfo", GetClusterInfoRequest.getDefaultInstance(),
           ClusterInfo.getDefaultInstance());
+  static final MethodDescriptor<ListMessagesRequest, ListMessagesResponse> LIST_MESSAGES =
+      unaryMethod("futureq.v1.Admin", "ListMessages", ListMessagesRequest.getDefaultInstance(),
+          ListMessagesResponse.getDefaultInstance());
+  static final MethodDescriptor<GetMessageRequest, PendingMessage> GET_MESSAGE =
+      unaryMethod("futureq.v1.Admin", "GetMessage", GetMessageRequest.getDefaultInstance(),
+          PendingMessage.getDefaultInstance());
+  static final MethodDescriptor<RescheduleMessageRequest, RescheduleMessageResponse> RESCHEDULE_MESSAGE =
+      unaryMethod("futureq.v1.Admin", "RescheduleMessage", RescheduleMessageRequest.getDefaultInstance(),
+          RescheduleMessageResponse.getDefaultInstance());
+  static final MethodDescriptor<DeleteGroupRequest, DeleteGroupResponse> DELETE_GROUP =
+      unaryMethod("futureq.v1.Admin", "DeleteGroup", DeleteGroupRequest.getDefaultInstance(),
+          DeleteGroupResponse.getDefaultInstance());
+  static final MethodDescriptor<PurgeTopicRequest, PurgeTopicResponse> PURGE_TOPIC =
+      unaryMethod("futureq.v1.Admin", "PurgeTopic", PurgeTopicRequest.getDefaultInstance(),
+          PurgeTopicResponse.getDefaultInstance());
+  static final MethodDescriptor<DeleteTopicRequest, DeleteTopicResponse> DELETE_TOPIC =
+      unaryMethod("futureq.v1.Admin", "DeleteTopic", DeleteTopicRequest.getDefaultInstance(),
+          DeleteTopicResponse.getDefaultInstance());
   static final MethodDescriptor<AddRaftPeerRequest, RaftInfo> ADD_RAFT_PEER =
       unaryMethod("futureq.v1.Admin", "AddRaftPeer", AddRaftPeerRequest.getDefaultInstance(),
           RaftInfo.getDefaultInstance());
