@@ -18,7 +18,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.dispatch.Futures;
@@ -143,10 +142,6 @@ public final class EventLogJournal extends AsyncWriteJournal {
 
   /** Completes once this node's replica has applied log index {@code index}, or fails after the apply timeout. */
   private CompletionStage<Long> waitForLocalApply(long index) {
-    EventLog log = backend.bound().eventLog();
-    return log.whenApplied(index).toCompletableFuture().orTimeout(applyTimeout.toMillis(), TimeUnit.MILLISECONDS)
-        .exceptionallyCompose(timeout -> CompletableFuture.failedFuture(new IllegalStateException(
-            "this replica did not apply log index " + index + " within " + applyTimeout + " (it is at "
-            + log.appliedIndex() + ")")));
+    return backend.bound().eventLog().whenApplied(index, applyTimeout);
   }
 }

@@ -1,7 +1,10 @@
 package io.futureq.log;
 
 import io.futureq.log.proto.LogCommand;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The only way to change durable state: commands are appended, committed and then applied by
@@ -29,6 +32,17 @@ public interface EventLog extends AutoCloseable {
    * log's thread: callers hand the work on. Never completes if this replica stops applying.
    */
   CompletionStage<Long> whenApplied(long index);
+
+  /**
+   * As {@link #whenApplied(long)}, failing with an {@link IllegalStateException} that says where this
+   * replica is if it has not applied {@code index} within {@code within}.
+   */
+  default CompletableFuture<Long> whenApplied(long index, Duration within) {
+    return whenApplied(index).toCompletableFuture().orTimeout(within.toMillis(), TimeUnit.MILLISECONDS)
+        .exceptionallyCompose(timeout -> CompletableFuture.failedFuture(new IllegalStateException(
+            "this replica did not apply log index " + index + " within " + within + " (it is at " + appliedIndex()
+            + ")")));
+  }
 
   /** Commits everything accepted so far, then stops; later appends fail. */
   @Override

@@ -4,7 +4,6 @@ import io.futureq.log.CommandResult;
 import io.futureq.log.proto.CreateGroup;
 import io.futureq.log.proto.LogCommand;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 
 /** Registers a durable group and waits until this node's replica has applied the registration. */
 final class GroupRegistration {
@@ -18,13 +17,7 @@ final class GroupRegistration {
   static CompletableFuture<Long> register(TopicContext tc, String topic, String group) {
     LogCommand create = LogCommand.newBuilder()
         .setCreateGroup(CreateGroup.newBuilder().setTopic(topic).setGroup(group)).build();
-    return tc.eventLog().append(create).toCompletableFuture().thenCompose(result -> {
-      long index = ((CommandResult.GroupCreated) result).logIndex();
-      return tc.eventLog().whenApplied(index).toCompletableFuture()
-          .orTimeout(tc.askTimeout().toMillis(), TimeUnit.MILLISECONDS)
-          .exceptionallyCompose(timeout -> CompletableFuture.failedFuture(new IllegalStateException(
-              "this node's replica has not applied log index " + index + " within " + tc.askTimeout() + " (it is at "
-              + tc.eventLog().appliedIndex() + ")")));
-    });
+    return tc.eventLog().append(create).toCompletableFuture().thenCompose(result ->
+        tc.eventLog().whenApplied(((CommandResult.GroupCreated) result).logIndex(), tc.askTimeout()));
   }
 }
