@@ -42,6 +42,9 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.Map;
 import java.util.TreeSet;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -49,6 +52,8 @@ import org.apache.pekko.cluster.typed.Cluster;
 
 /** Admin API: topic listings and stats, message browsing and administration, cluster membership. */
 public final class AdminService implements Admin {
+  /** Longest GetClusterInfo waits for a member's description: one that just crashed must not hold it. */
+  private static final Duration DESCRIBE_TIMEOUT = Duration.ofSeconds(2);
   private final ActorSystem<?> system;
   private final OrderedStore store;
   private final Executor storageExecutor;
@@ -60,6 +65,11 @@ public final class AdminService implements Admin {
   private final BrokerStateMachine state;
   private final TopicAdmin topics;
   private final MessageBrowser browser;
+  /**
+   * What each member (by Pekko address) last said of itself: a member that is unreachable, or slow
+   * to answer, is shown with it instead of without a node id and gRPC address.
+   */
+  private final Map<String, NodeDirectory.Description> lastDescribed = new ConcurrentHashMap<>();
 
   /**
    * @param raft the Raft group in clustered mode; null when standalone
@@ -182,21 +192,27 @@ public final class AdminService implements Admin {
   @Override
   public CompletionStage<ClusterInfo> getClusterInfo(GetClusterInfoRequest in) {
     Cluster cluster = Cluster.get(system);
-    return GrpcErrors.translate(NodeDirectory.describeAll(system, askTimeout).thenApply(nodes -> {
-      Map<String, NodeDirectory.Description> byAddress = new HashMap<>();
-      nodes.forEach(n -> byAddress.put(n.address(), n));
+    Duration describeWithin = askTimeout.compareTo(DESCRIBE_TIMEOUT) < 0 ? askTimeout : DESCRIBE_TIMEOUT;
+    return GrpcErrors.translate(NodeDirectory.describeReachable(system, describeWithin).thenApply(nodes -> {
+      nodes.forEach(n -> lastDescribed.put(n.address(), n));
+      Set<String> members = new HashSet<>();
+      Set<String> unreachable = new HashSet<>();
+      cluster.state().getUnreachable().forEach(m -> unreachable.add(m.address().toString()));
       ClusterInfo.Builder out = ClusterInfo.newBuilder().setMode(raft == null ? "standalone" : "cluster")
           .setSelfNodeId(nodeId).setStorage(storage);
       cluster.state().getMembers().forEach(m -> {
-        Member.Builder member = Member.newBuilder().setAddress(m.address().toString())
-            .setStatus(m.status().toString()).setSelf(m.address().equals(cluster.selfMember().address()))
-            .addAllRoles(m.getRoles());
-        NodeDirectory.Description d = byAddress.get(m.address().toString());
+        String address = m.address().toString();
+        members.add(address);
+        Member.Builder member = Member.newBuilder().setAddress(address).setStatus(m.status().toString())
+            .setSelf(m.address().equals(cluster.selfMember().address())).addAllRoles(m.getRoles())
+            .setReachable(!unreachable.contains(address));
+        NodeDirectory.Description d = lastDescribed.get(address);
         if (d != null) {
           member.setNodeId(d.nodeId()).setGrpcAddress(d.grpcAddress()).addAllTopics(new TreeSet<>(d.topics()));
         }
         out.addMembers(member);
       });
+      lastDescribed.keySet().retainAll(members);
       if (raft != null) {
         out.setRaft(raft.status());
       }

@@ -4,10 +4,12 @@ import io.futureq.serialization.CborSerializable;
 import io.futureq.topic.LocalTopics;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import org.apache.pekko.actor.Address;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
@@ -15,6 +17,7 @@ import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.receptionist.Receptionist;
 import org.apache.pekko.actor.typed.receptionist.ServiceKey;
+import org.apache.pekko.cluster.Cluster;
 
 /**
  * One actor per node, registered with the receptionist, that tells who this node is: its id, its
@@ -45,13 +48,23 @@ public final class NodeDirectory {
     });
   }
 
-  /** Every reachable member's description; members that do not answer in time are left out. */
-  public static CompletionStage<List<Description>> describeAll(ActorSystem<?> system, Duration timeout) {
+  /**
+   * The descriptions of the members this node reaches; a member its failure detector marked
+   * unreachable is not asked (a crashed node would hold the answer for the whole timeout, and clients
+   * discover the cluster through it while failing over), and one that does not answer in time is left
+   * out.
+   */
+  public static CompletionStage<List<Description>> describeReachable(ActorSystem<?> system, Duration timeout) {
+    Set<Address> unreachable = new HashSet<>();
+    Cluster.get(system).state().getUnreachable().forEach(m -> unreachable.add(m.address()));
     CompletionStage<Receptionist.Listing> listing = AskPattern.ask(system.receptionist(),
         replyTo -> Receptionist.find(KEY, replyTo), timeout, system.scheduler());
     return listing.thenCompose(l -> {
       List<CompletableFuture<Description>> answers = new ArrayList<>();
       for (ActorRef<Command> node : l.getServiceInstances(KEY)) {
+        if (unreachable.contains(node.path().address())) {
+          continue;
+        }
         answers.add(AskPattern.<Command, Description>ask(node, Describe::new, timeout, system.scheduler())
             .toCompletableFuture().exceptionally(e -> null));
       }

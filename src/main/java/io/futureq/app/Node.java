@@ -296,7 +296,7 @@ public final class Node implements AutoCloseable {
   private static void awaitSelfDescribed(ActorSystem<Void> system, Duration askTimeout) {
     String self = Cluster.get(system).selfMember().address().toString();
     long deadline = System.currentTimeMillis() + START_TIMEOUT.toMillis();
-    while (await(NodeDirectory.describeAll(system, askTimeout).toCompletableFuture(), "list the node directory")
+    while (await(NodeDirectory.describeReachable(system, askTimeout).toCompletableFuture(), "list the node directory")
         .stream().noneMatch(d -> d.address().equals(self))) {
       if (System.currentTimeMillis() > deadline) {
         throw new IllegalStateException("the node directory of " + self + " did not register within "

@@ -35,7 +35,7 @@ final class ClusterCommand extends BrokerCommand {
     Table table = new Table("  ", "NODE ID", "ADDRESS", "GRPC ADDRESS", "STATUS");
     for (Member m : info.getMembersList()) {
       table.row(orDash(m.getNodeId()), m.getAddress(), orDash(m.getGrpcAddress()),
-          m.getStatus() + (m.getSelf() ? " (self)" : ""));
+          m.getStatus() + (m.getReachable() ? "" : ", unreachable") + (m.getSelf() ? " (self)" : ""));
     }
     table.print(out);
     if (info.hasRaft()) {
@@ -53,7 +53,7 @@ final class ClusterCommand extends BrokerCommand {
         .put("storage", info.getStorage())
         .putObjects("members", info.getMembersList().stream().map(m -> Json.object().put("node_id", m.getNodeId())
             .put("address", m.getAddress()).put("grpc_address", m.getGrpcAddress()).put("status", m.getStatus())
-            .put("self", m.getSelf()).putStrings("roles", m.getRolesList()).putStrings("topics", m.getTopicsList()))
+            .put("reachable", m.getReachable()).put("self", m.getSelf()).putStrings("roles", m.getRolesList()).putStrings("topics", m.getTopicsList()))
             .toList());
     if (info.hasRaft()) {
       RaftInfo raft = info.getRaft();

@@ -100,19 +100,19 @@ class StatsClusterCommandTest {
     assertTrue(json.out().matches("\\{\"mode\":\"standalone\",\"self_node_id\":\"[^\"]+\",\"storage\":\"rocksdb\","
         + "\"members\":\\[\\{"
         + "\"node_id\":\"[^\"]+\",\"address\":\"pekko://[^\"]+\",\"grpc_address\":\"127\\.0\\.0\\.1:\\d+\","
-        + "\"status\":\"Up\",\"self\":true,\"roles\":\\[.*]}]}\n"), json.toString());
+        + "\"status\":\"Up\",\"reachable\":true,\"self\":true,\"roles\":\\[.*]}]}\n"), json.toString());
   }
 
   @Test
   void clusterJsonIncludesTheRaftViewInClusterMode() {
     ClusterInfo info = ClusterInfo.newBuilder().setMode("cluster").setSelfNodeId("n1").setStorage("rocksdb")
         .addMembers(Member.newBuilder().setNodeId("n1").setAddress("pekko://futureq@h1:1").setGrpcAddress("h1:2")
-            .setStatus("Up").setSelf(true).addTopics("orders"))
+            .setStatus("Up").setReachable(true).setSelf(true).addTopics("orders"))
         .setRaft(RaftInfo.newBuilder().setLeaderId("n1").setRole("LEADER").setTerm(3).setCommitIndex(10)
             .setAppliedIndex(9).putPeers("n1", "h1:3")).build();
     assertEquals("{\"mode\":\"cluster\",\"self_node_id\":\"n1\",\"storage\":\"rocksdb\","
         + "\"members\":[{\"node_id\":\"n1\","
-        + "\"address\":\"pekko://futureq@h1:1\",\"grpc_address\":\"h1:2\",\"status\":\"Up\",\"self\":true,"
+        + "\"address\":\"pekko://futureq@h1:1\",\"grpc_address\":\"h1:2\",\"status\":\"Up\",\"reachable\":true,\"self\":true,"
         + "\"roles\":[],\"topics\":[\"orders\"]}],\"raft\":{\"leader_id\":\"n1\",\"role\":\"LEADER\",\"term\":3,"
         + "\"commit_index\":10,\"applied_index\":9,\"peers\":{\"n1\":\"h1:3\"},\"listeners\":{}}}",
         ClusterCommand.json(info).toString());

@@ -20,6 +20,8 @@ import java.util.function.LongConsumer;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftGroupMemberId;
+import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.protocol.TermIndex;
 import org.apache.ratis.server.raftlog.RaftLog;
@@ -100,6 +102,12 @@ final class RatisStateMachine extends BaseStateMachine {
       storage.init(raftStorage);
       load();
     });
+  }
+
+  /** One line per leader change: where a failover's time went can be read off the survivors' logs. */
+  @Override
+  public void notifyLeaderChanged(RaftGroupMemberId member, RaftPeerId newLeader) {
+    LOG.info("Raft leader is now {} (as {} sees it)", newLeader == null ? "unknown" : newLeader, member.getPeerId());
   }
 
   @Override

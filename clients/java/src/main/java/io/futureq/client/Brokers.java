@@ -42,14 +42,19 @@ final class Brokers {
     return known;
   }
 
-  /** Takes the members' advertised gRPC addresses as the known brokers, after the seeds. */
+  /**
+   * Takes the members' advertised gRPC addresses as the known brokers, after the seeds; members the
+   * cluster marked unreachable come last, so that failover tries them after the live ones.
+   */
   void learn(ClusterInfo info) {
     Set<String> all = new LinkedHashSet<>(seeds);
+    Set<String> unreachable = new LinkedHashSet<>();
     for (Member m : info.getMembersList()) {
       if (dialable(m.getGrpcAddress())) {
-        all.add(m.getGrpcAddress());
+        (m.getReachable() ? all : unreachable).add(m.getGrpcAddress());
       }
     }
+    all.addAll(unreachable);
     known = List.copyOf(all);
   }
 

@@ -1,0 +1,162 @@
+package io.futureq.cluster;
+
+import io.futureq.client.FutureQClient;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Three brokers of one cluster as real processes started through {@code bin/futureq server} on the
+ * classes of this build, each with its own data directory and log file under {@code dir}; nodes can be
+ * killed with SIGKILL and started again on the same directories and ports.
+ */
+final class ClusterProcesses implements AutoCloseable {
+  static final int SIZE = 3;
+  private final Path dir;
+  private final List<String> extraSettings;
+  private final int[] grpc = new int[SIZE];
+  private final int[] management = new int[SIZE];
+  private final int[] raft = new int[SIZE];
+  private final Process[] processes = new Process[SIZE];
+  private final int[] starts = new int[SIZE];
+
+  /** @param extraSettings HOCON lines added to every node's configuration (they win over the defaults) */
+  ClusterProcesses(Path dir, List<String> extraSettings) {
+    this.dir = dir;
+    this.extraSettings = List.copyOf(extraSettings);
+    int[] ports = ClusterNodes.distinctFreePorts(3 * SIZE);
+    for (int i = 0; i < SIZE; i++) {
+      grpc[i] = ports[3 * i];
+      management[i] = ports[3 * i + 1];
+      raft[i] = ports[3 * i + 2];
+    }
+  }
+
+  /** Starts every node and waits until each is ready. */
+  ClusterProcesses startAll() throws Exception {
+    for (int i = 0; i < SIZE; i++) {
+      start(i);
+    }
+    for (int i = 0; i < SIZE; i++) {
+      awaitReady(i, Duration.ofMinutes(2));
+    }
+    return this;
+  }
+
+  /** Starts node {@code i} (index 0-2, "node-1" to "node-3"); does not wait for it. */
+  void start(int i) throws IOException {
+    Path conf = dir.resolve("node-" + (i + 1) + ".conf");
+    StringBuilder peers = new StringBuilder();
+    StringBuilder contacts = new StringBuilder();
+    for (int j = 0; j < SIZE; j++) {
+      peers.append("node-").append(j + 1).append(" = \"127.0.0.1:").append(raft[j]).append("\"\n");
+      contacts.append(j == 0 ? "" : ", ").append("\"127.0.0.1:").append(management[j]).append("\"");
+    }
+    List<String> lines = new ArrayList<>(List.of(
+        "futureq.node-id = node-" + (i + 1),
+        "futureq.api { host = 127.0.0.1, port = " + grpc[i] + " }",
+        "futureq.metrics.enabled = false",
+        "futureq.management.port = " + management[i],
+        "futureq.storage.data-dir = \"" + dir.resolve("node-" + (i + 1) + "/store") + "\"",
+        "futureq.raft.storage-dir = \"" + dir.resolve("node-" + (i + 1) + "/raft") + "\"",
+        "futureq.raft.peers {\n" + peers + "}",
+        "futureq.cluster { enabled = true, remoting.port = 0 }",
+        "futureq.cluster.discovery.contact-points = [" + contacts + "]",
+        "pekko.management.cluster.bootstrap.contact-point-discovery.stable-margin = 1s",
+        "pekko.management.cluster.bootstrap.contact-point-discovery.interval = 500ms"));
+    lines.addAll(extraSettings);
+    Files.writeString(conf, String.join("\n", lines));
+    Path launcher = Path.of(System.getProperty("user.dir"), "bin", "futureq");
+    starts[i]++;
+    ProcessBuilder builder = new ProcessBuilder(launcher.toString(), "server", "--config", conf.toString())
+        .redirectErrorStream(true).redirectOutput(logFile(i).toFile());
+    builder.environment().put("FUTUREQ_CLASSPATH", System.getProperty("java.class.path"));
+    builder.environment().put("JAVA_OPTS", "-Xmx384m");
+    processes[i] = builder.start();
+  }
+
+  /** SIGKILL of node {@code i}; returns once the process is gone. */
+  void kill(int i) throws InterruptedException {
+    processes[i].destroyForcibly();
+    processes[i].waitFor(30, TimeUnit.SECONDS);
+  }
+
+  /** Waits until node {@code i} answers 200 on /ready (member Up, replica caught up). */
+  void awaitReady(int i, Duration within) throws Exception {
+    HttpClient http = HttpClient.newHttpClient();
+    long deadline = System.nanoTime() + within.toNanos();
+    while (System.nanoTime() < deadline) {
+      if (!processes[i].isAlive()) {
+        throw new AssertionError("node-" + (i + 1) + " exited: " + log(i));
+      }
+      try {
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + management[i]
+            + "/ready")).timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() == 200) {
+          return;
+        }
+      } catch (IOException e) {
+        // not listening yet
+      }
+      Thread.sleep(200);
+    }
+    throw new AssertionError("node-" + (i + 1) + " not ready within " + within + ": " + log(i));
+  }
+
+  /** The index of the Raft leader as node {@code asking} sees it, or -1 if it knows none. */
+  int leader(int asking) {
+    try (FutureQClient admin = client(asking)) {
+      String id = admin.clusterInfo().get(10, TimeUnit.SECONDS).getRaft().getLeaderId();
+      return id.startsWith("node-") ? Integer.parseInt(id.substring("node-".length())) - 1 : -1;
+    } catch (Exception e) {
+      return -1;
+    }
+  }
+
+  /** A client of node {@code i} only (no discovery), so that what it sees is that node's doing. */
+  FutureQClient client(int i) {
+    return FutureQClient.builder().target(address(i)).discoveryInterval(Duration.ZERO).build();
+  }
+
+  String address(int i) {
+    return "127.0.0.1:" + grpc[i];
+  }
+
+  boolean alive(int i) {
+    return processes[i] != null && processes[i].isAlive();
+  }
+
+  Path logFile(int i) {
+    return dir.resolve("node-" + (i + 1) + (starts[i] > 1 ? "-" + starts[i] : "") + ".log");
+  }
+
+  String log(int i) {
+    try {
+      return Files.readString(logFile(i));
+    } catch (IOException e) {
+      return e.toString();
+    }
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    for (Process p : processes) {
+      if (p != null) {
+        p.destroyForcibly();
+      }
+    }
+    for (Process p : processes) {
+      if (p != null) {
+        p.waitFor(30, TimeUnit.SECONDS);
+      }
+    }
+  }
+}
