@@ -39,14 +39,12 @@ final class RaftServerFactory {
   /** A client retries a write on another peer after this pause, until the request timeout. */
   private static final Duration RETRY_PAUSE = Duration.ofMillis(100);
   /**
-   * Longest one attempt of a client request waits before it is retried on another peer. A write sent
-   * to a leader that then died gets no answer at all, so after a leader's crash every write in flight
-   * waits this long: with Ratis's default of 3 s, publishes stalled 4-6 s after a kill -9 of the
-   * leader (docs/benchmarks.md, failover). A retry carries the same call id, so the leader's retry
-   * cache answers it with the first attempt's result; a slow but live leader costs a resend, never a
-   * second apply.
+   * Longest one attempt of a client request waits before it is retried; Ratis's default. A write sent
+   * to a leader that then died waits this long, but a shorter attempt (1 s was tried) made failover
+   * slower on a loaded machine, not faster: a live leader's slow answers then count as failures, and
+   * the client moves off it (docs/benchmarks.md, "Failover as clients see it").
    */
-  private static final Duration ATTEMPT_TIMEOUT = Duration.ofSeconds(1);
+  private static final Duration ATTEMPT_TIMEOUT = Duration.ofSeconds(3);
 
   private RaftServerFactory() {}
 
