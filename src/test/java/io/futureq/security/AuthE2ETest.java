@@ -121,6 +121,15 @@ class AuthE2ETest {
     assertEquals(Status.Code.UNAUTHENTICATED, failure(client(jwt).listTopics()).code(), "revoked by jti");
   }
 
+  /** A refused stream fails the client's sends and subscription at once, not at a delivery timeout. */
+  @Test
+  void theClientsStreamsEndUnauthenticatedWithoutAValidToken() throws Exception {
+    FutureQClient stranger = client(TokenHash.newToken());
+    FutureQProducer producer = stranger.producer(ProducerOptions.defaults().withDeliveryTimeout(Duration.ofMinutes(5)));
+    assertEquals(Status.Code.UNAUTHENTICATED, failure(producer.send(message("orders.eu", "s1"))).code());
+    assertEquals(Status.Code.UNAUTHENTICATED, failure(subscribe(stranger, "orders.eu").subscribed()).code());
+  }
+
   @Test
   void everyProducerConsumerAndAdminRpcNeedsAToken_healthAndReflectionDoNot() throws Exception {
     ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", broker.node.grpcPort()).usePlaintext()
