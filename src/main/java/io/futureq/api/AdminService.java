@@ -1,8 +1,5 @@
 package io.futureq.api;
 
-import io.futureq.security.Permission;
-import io.futureq.security.Principal;
-import org.apache.pekko.grpc.javadsl.Metadata;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.futureq.api.grpc.AddRaftPeerRequest;
 import io.futureq.api.grpc.AdminPowerApi;
@@ -33,6 +30,8 @@ import io.futureq.config.ApiSettings;
 import io.futureq.log.BrokerStateMachine;
 import io.futureq.log.EventLog;
 import io.futureq.topic.GroupBacklog;
+import io.futureq.security.Permission;
+import io.futureq.security.Principal;
 import java.util.function.Supplier;
 import io.futureq.log.GroupRegistry;
 import io.futureq.log.proto.TopicMeta;
@@ -49,6 +48,7 @@ import java.util.Map;
 import java.util.TreeSet;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.cluster.typed.Cluster;
+import org.apache.pekko.grpc.javadsl.Metadata;
 
 /** Admin API: topic listings and stats, message browsing and administration, cluster membership. */
 public final class AdminService implements AdminPowerApi {

@@ -64,7 +64,7 @@ public final class CallAccess {
     });
   }
 
-  /** Runs {@code call} for the authenticated caller; an authentication failure (or one {@code call} throws) fails it. */
+  /** Runs {@code call} for the authenticated caller; failing to authenticate, or {@code call} throwing, fails it. */
   <T> CompletionStage<T> unary(Metadata metadata, Function<Principal, CompletionStage<T>> call) {
     try {
       return call.apply(principal(metadata));

@@ -1,9 +1,5 @@
 package io.futureq.api;
 
-import io.futureq.security.NotAuthenticated;
-import io.futureq.security.Permission;
-import io.futureq.security.PermissionDenied;
-import io.futureq.security.Principal;
 import io.futureq.api.grpc.ConsumerPowerApi;
 import io.futureq.api.grpc.ConsumerFrame;
 import io.futureq.api.grpc.DeliveryFrame;
@@ -12,6 +8,10 @@ import io.futureq.config.GroupSettings;
 import io.futureq.config.TopicSettings;
 import io.futureq.group.GroupDirectory;
 import io.futureq.group.SubscriberSession;
+import io.futureq.security.NotAuthenticated;
+import io.futureq.security.Permission;
+import io.futureq.security.PermissionDenied;
+import io.futureq.security.Principal;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletionStage;

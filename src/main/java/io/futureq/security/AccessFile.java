@@ -65,7 +65,8 @@ record AccessFile(Map<String, String> principalByTokenHash, Map<String, List<Gra
         case "grant" -> grants.computeIfAbsent(f[1], p -> new ArrayList<>()).add(grant(where, f));
         case "limit" -> {
           if (f.length != 4) {
-            throw new IllegalArgumentException(where + "expected 'limit PRINCIPAL MESSAGES_PER_SECOND BYTES_PER_SECOND'");
+            throw new IllegalArgumentException(where
+                + "expected 'limit PRINCIPAL MESSAGES_PER_SECOND BYTES_PER_SECOND'");
           }
           limits.put(f[1], new RateLimit(count(where, f[2]), count(where, f[3])));
         }

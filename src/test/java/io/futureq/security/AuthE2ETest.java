@@ -125,7 +125,8 @@ class AuthE2ETest {
   @Test
   void theClientsStreamsEndUnauthenticatedWithoutAValidToken() throws Exception {
     FutureQClient stranger = client(TokenHash.newToken());
-    FutureQProducer producer = stranger.producer(ProducerOptions.defaults().withDeliveryTimeout(Duration.ofMinutes(5)));
+    FutureQProducer producer = stranger.producer(ProducerOptions.defaults()
+        .withDeliveryTimeout(Duration.ofMinutes(5)));
     assertEquals(Status.Code.UNAUTHENTICATED, failure(producer.send(message("orders.eu", "s1"))).code());
     assertEquals(Status.Code.UNAUTHENTICATED, failure(subscribe(stranger, "orders.eu").subscribed()).code());
   }
