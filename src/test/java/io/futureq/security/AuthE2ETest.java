@@ -137,8 +137,8 @@ class AuthE2ETest {
         .build();
     try {
       int checked = 0;
-      for (Descriptors.FileDescriptor file : List.of(Producer.description.descriptor(), Consumer.description.descriptor(),
-          Admin.description.descriptor())) {
+      for (Descriptors.FileDescriptor file : List.of(Producer.description.descriptor(),
+          Consumer.description.descriptor(), Admin.description.descriptor())) {
         for (Descriptors.ServiceDescriptor service : file.getServices()) {
           for (Descriptors.MethodDescriptor method : service.getMethods()) {
             Status status = rawCall(channel, method.getFullName().replaceFirst("\\.([^.]+)$", "/$1"),
