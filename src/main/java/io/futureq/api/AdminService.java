@@ -2,7 +2,7 @@ package io.futureq.api;
 
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.futureq.api.grpc.AddRaftPeerRequest;
-import io.futureq.api.grpc.Admin;
+import io.futureq.api.grpc.AdminPowerApi;
 import io.futureq.api.grpc.RaftInfo;
 import io.futureq.api.grpc.RemoveRaftPeerRequest;
 import io.futureq.api.grpc.ClusterInfo;
@@ -30,6 +30,8 @@ import io.futureq.config.ApiSettings;
 import io.futureq.log.BrokerStateMachine;
 import io.futureq.log.EventLog;
 import io.futureq.topic.GroupBacklog;
+import io.futureq.security.Permission;
+import io.futureq.security.Principal;
 import java.util.function.Supplier;
 import io.futureq.log.GroupRegistry;
 import io.futureq.log.proto.TopicMeta;
@@ -49,9 +51,10 @@ import java.util.Map;
 import java.util.TreeSet;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.cluster.typed.Cluster;
+import org.apache.pekko.grpc.javadsl.Metadata;
 
 /** Admin API: topic listings and stats, message browsing and administration, cluster membership. */
-public final class AdminService implements Admin {
+public final class AdminService implements AdminPowerApi {
   /** Longest GetClusterInfo waits for a member's description: one that just crashed must not hold it. */
   private static final Duration DESCRIBE_TIMEOUT = Duration.ofSeconds(2);
   private final ActorSystem<?> system;
@@ -70,6 +73,7 @@ public final class AdminService implements Admin {
    * to answer, is shown with it instead of without a node id and gRPC address.
    */
   private final Map<String, NodeDirectory.Description> lastDescribed = new ConcurrentHashMap<>();
+  private final CallAccess access;
 
   /**
    * @param raft the Raft group in clustered mode; null when standalone
@@ -77,7 +81,8 @@ public final class AdminService implements Admin {
    */
   public AdminService(ActorSystem<?> system, OrderedStore store, Executor storageExecutor, TopicRouter router,
       String nodeId, Duration askTimeout, RaftMembership raft, String storage, ApiSettings api,
-      BrokerStateMachine state, EventLog eventLog) {
+      BrokerStateMachine state, EventLog eventLog, CallAccess access) {
+    this.access = access;
     this.state = state;
     this.topics = new TopicAdmin(api, state, eventLog);
     this.browser = new MessageBrowser(store, state);
@@ -92,17 +97,22 @@ public final class AdminService implements Admin {
   }
 
   @Override
-  public CompletionStage<ListTopicsResponse> listTopics(ListTopicsRequest in) {
-    return GrpcErrors.translate(CompletableFuture.supplyAsync(this::readTopics, storageExecutor));
+  public CompletionStage<ListTopicsResponse> listTopics(ListTopicsRequest in, Metadata metadata) {
+    // Any caller may list, and sees the topics it holds some permission on.
+    return access.unary(metadata, principal -> GrpcErrors.translate(
+        CompletableFuture.supplyAsync(() -> readTopics(principal), storageExecutor)));
   }
 
-  private ListTopicsResponse readTopics() {
+  private ListTopicsResponse readTopics(Principal principal) {
     ListTopicsResponse.Builder out = ListTopicsResponse.newBuilder();
     byte[] prefix = StorageKeys.topicMetaPrefix();
     try (OrderedStore.View view = store.view();
         OrderedStore.RangeIterator it = view.range(OrderedStore.Space.INDEX, prefix, StorageKeys.prefixEnd(prefix))) {
       for (; it.valid(); it.next()) {
         TopicMeta meta = TopicMeta.parseFrom(it.value());
+        if (!principal.seesTopic(meta.getName())) {
+          continue;
+        }
         out.addTopics(TopicSummary.newBuilder().setName(meta.getName()).setPending(meta.getPending())
             .addAllGroups(GroupRegistry.read(store, meta.getName())));
       }
@@ -113,7 +123,11 @@ public final class AdminService implements Admin {
   }
 
   @Override
-  public CompletionStage<io.futureq.api.grpc.TopicStats> getTopicStats(GetTopicStatsRequest in) {
+  public CompletionStage<io.futureq.api.grpc.TopicStats> getTopicStats(GetTopicStatsRequest in, Metadata metadata) {
+    return access.unary(metadata, Permission.ADMIN, in.getTopic(), () -> getTopicStats(in));
+  }
+
+  private CompletionStage<io.futureq.api.grpc.TopicStats> getTopicStats(GetTopicStatsRequest in) {
     try {
       RequestValidator.topic("topic", in.getTopic());
       if (!state.knowsTopic(in.getTopic())) {
@@ -127,33 +141,37 @@ public final class AdminService implements Admin {
   }
 
   @Override
-  public CompletionStage<ListMessagesResponse> listMessages(ListMessagesRequest in) {
-    return read(() -> browser.validate(in), () -> browser.list(in));
+  public CompletionStage<ListMessagesResponse> listMessages(ListMessagesRequest in, Metadata metadata) {
+    return access.unary(metadata, Permission.ADMIN, in.getTopic(), () ->
+        read(() -> browser.validate(in), () -> browser.list(in)));
   }
 
   @Override
-  public CompletionStage<PendingMessage> getMessage(GetMessageRequest in) {
-    return read(() -> browser.validate(in), () -> browser.get(in));
+  public CompletionStage<PendingMessage> getMessage(GetMessageRequest in, Metadata metadata) {
+    return access.unary(metadata, Permission.ADMIN, in.getTopic(), () ->
+        read(() -> browser.validate(in), () -> browser.get(in)));
   }
 
   @Override
-  public CompletionStage<RescheduleMessageResponse> rescheduleMessage(RescheduleMessageRequest in) {
-    return write(() -> topics.reschedule(in));
+  public CompletionStage<RescheduleMessageResponse> rescheduleMessage(RescheduleMessageRequest in,
+      Metadata metadata) {
+    return access.unary(metadata, Permission.ADMIN, in.getTopic(), () -> write(() -> topics.reschedule(in)));
   }
 
   @Override
-  public CompletionStage<DeleteGroupResponse> deleteGroup(DeleteGroupRequest in) {
-    return write(() -> topics.deleteGroup(in));
+  public CompletionStage<DeleteGroupResponse> deleteGroup(DeleteGroupRequest in, Metadata metadata) {
+    return access.unary(metadata, Permission.ADMIN, in.getTopic(), () -> write(() -> topics.deleteGroup(in)));
   }
 
   @Override
-  public CompletionStage<PurgeTopicResponse> purgeTopic(PurgeTopicRequest in) {
-    return write(() -> topics.purge(in.getTopic()));
+  public CompletionStage<PurgeTopicResponse> purgeTopic(PurgeTopicRequest in, Metadata metadata) {
+    return access.unary(metadata, Permission.ADMIN, in.getTopic(), () -> write(() -> topics.purge(in.getTopic())));
   }
 
   @Override
-  public CompletionStage<DeleteTopicResponse> deleteTopic(DeleteTopicRequest in) {
-    return write(() -> topics.deleteTopic(in.getTopic()));
+  public CompletionStage<DeleteTopicResponse> deleteTopic(DeleteTopicRequest in, Metadata metadata) {
+    return access.unary(metadata, Permission.ADMIN, in.getTopic(), () ->
+        write(() -> topics.deleteTopic(in.getTopic())));
   }
 
   private <T> CompletionStage<T> read(Runnable validate, Supplier<T> read) {
@@ -190,7 +208,12 @@ public final class AdminService implements Admin {
   }
 
   @Override
-  public CompletionStage<ClusterInfo> getClusterInfo(GetClusterInfoRequest in) {
+  public CompletionStage<ClusterInfo> getClusterInfo(GetClusterInfoRequest in, Metadata metadata) {
+    // Any caller may read the members: clients ask it at start to learn where to fail over.
+    return access.unary(metadata, principal -> clusterInfo());
+  }
+
+  private CompletionStage<ClusterInfo> clusterInfo() {
     Cluster cluster = Cluster.get(system);
     Duration describeWithin = askTimeout.compareTo(DESCRIBE_TIMEOUT) < 0 ? askTimeout : DESCRIBE_TIMEOUT;
     return GrpcErrors.translate(NodeDirectory.describeReachable(system, describeWithin).thenApply(nodes -> {
@@ -221,7 +244,11 @@ public final class AdminService implements Admin {
   }
 
   @Override
-  public CompletionStage<RaftInfo> addRaftPeer(AddRaftPeerRequest in) {
+  public CompletionStage<RaftInfo> addRaftPeer(AddRaftPeerRequest in, Metadata metadata) {
+    return access.unary(metadata, Permission.CLUSTER, "", () -> addRaftPeer(in));
+  }
+
+  private CompletionStage<RaftInfo> addRaftPeer(AddRaftPeerRequest in) {
     try {
       requireCluster();
       RequestValidator.name("node_id", in.getNodeId());
@@ -235,7 +262,11 @@ public final class AdminService implements Admin {
   }
 
   @Override
-  public CompletionStage<RaftInfo> removeRaftPeer(RemoveRaftPeerRequest in) {
+  public CompletionStage<RaftInfo> removeRaftPeer(RemoveRaftPeerRequest in, Metadata metadata) {
+    return access.unary(metadata, Permission.CLUSTER, "", () -> removeRaftPeer(in));
+  }
+
+  private CompletionStage<RaftInfo> removeRaftPeer(RemoveRaftPeerRequest in) {
     try {
       requireCluster();
       RequestValidator.name("node_id", in.getNodeId());

@@ -1,11 +1,11 @@
 package io.futureq.api;
 
 import io.futureq.api.grpc.Admin;
-import io.futureq.api.grpc.AdminHandlerFactory;
+import io.futureq.api.grpc.AdminPowerApiHandlerFactory;
 import io.futureq.api.grpc.Consumer;
-import io.futureq.api.grpc.ConsumerHandlerFactory;
+import io.futureq.api.grpc.ConsumerPowerApiHandlerFactory;
 import io.futureq.api.grpc.Producer;
-import io.futureq.api.grpc.ProducerHandlerFactory;
+import io.futureq.api.grpc.ProducerPowerApiHandlerFactory;
 import io.futureq.config.ApiSettings;
 import io.grpc.health.v1.Health;
 import io.grpc.health.v1.HealthHandlerFactory;
@@ -36,9 +36,10 @@ public final class ApiServer {
     Materializer mat = Materializer.matFromSystem(system);
     @SuppressWarnings("unchecked")
     Function<HttpRequest, CompletionStage<HttpResponse>> handler = ServiceHandler.concatOrNotFound(
-        ProducerHandlerFactory.partial(producer, Producer.name, mat, GrpcErrors.handler(), system),
-        ConsumerHandlerFactory.partial(consumer, Consumer.name, mat, GrpcErrors.handler(), system),
-        AdminHandlerFactory.partial(admin, Admin.name, mat, GrpcErrors.handler(), system),
+        // Power APIs: these services get each call's metadata to authenticate and authorize it (CallAccess).
+        ProducerPowerApiHandlerFactory.partial(producer, Producer.name, mat, GrpcErrors.handler(), system),
+        ConsumerPowerApiHandlerFactory.partial(consumer, Consumer.name, mat, GrpcErrors.handler(), system),
+        AdminPowerApiHandlerFactory.partial(admin, Admin.name, mat, GrpcErrors.handler(), system),
         HealthHandlerFactory.partial(health, Health.name, mat, GrpcErrors.handler(), system),
         ServerReflection.create(List.of(Producer.description, Consumer.description, Admin.description,
             Health.description), system));

@@ -1,6 +1,6 @@
 package io.futureq.api;
 
-import io.futureq.api.grpc.Consumer;
+import io.futureq.api.grpc.ConsumerPowerApi;
 import io.futureq.api.grpc.ConsumerFrame;
 import io.futureq.api.grpc.DeliveryFrame;
 import io.futureq.config.ApiSettings;
@@ -8,10 +8,15 @@ import io.futureq.config.GroupSettings;
 import io.futureq.config.TopicSettings;
 import io.futureq.group.GroupDirectory;
 import io.futureq.group.SubscriberSession;
+import io.futureq.security.NotAuthenticated;
+import io.futureq.security.Permission;
+import io.futureq.security.PermissionDenied;
+import io.futureq.security.Principal;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletionStage;
 import org.apache.pekko.NotUsed;
+import org.apache.pekko.grpc.javadsl.Metadata;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
@@ -31,7 +36,7 @@ import org.apache.pekko.stream.typed.javadsl.ActorSource;
  * Consumer API: checks the init frame, then hands the stream to a {@link SubscriberSession} actor
  * that joins the group and relays deliveries, acks and nacks.
  */
-public final class ConsumerService implements Consumer {
+public final class ConsumerService implements ConsumerPowerApi {
   private final ActorSystem<?> system;
   private final ActorRef<SpawnProtocol.Command> sessions;
   private final ApiSettings settings;
@@ -40,13 +45,15 @@ public final class ConsumerService implements Consumer {
   private final RequestValidator validator;
   private final GroupDirectory directory;
   private final ConsumerFrames frames;
+  private final CallAccess access;
 
   /**
    * @param sessions the guardian that spawns (and owns) one {@link SubscriberSession} per stream
    */
   public ConsumerService(ActorSystem<?> system, ActorRef<SpawnProtocol.Command> sessions, ApiSettings settings,
-      GroupSettings groupSettings, TopicSettings topicSettings, GroupDirectory directory) {
+      GroupSettings groupSettings, TopicSettings topicSettings, GroupDirectory directory, CallAccess access) {
     this.system = system;
+    this.access = access;
     this.sessions = sessions;
     this.settings = settings;
     this.groupSettings = groupSettings;
@@ -57,7 +64,13 @@ public final class ConsumerService implements Consumer {
   }
 
   @Override
-  public Source<DeliveryFrame, NotUsed> subscribe(Source<ConsumerFrame, NotUsed> in) {
+  public Source<DeliveryFrame, NotUsed> subscribe(Source<ConsumerFrame, NotUsed> in, Metadata metadata) {
+    Principal principal;
+    try {
+      principal = access.principal(metadata);
+    } catch (NotAuthenticated e) {
+      return Source.failed(GrpcErrors.toException(e));
+    }
     return in.prefixAndTail(1).flatMapConcat(pair -> {
       if (pair.first().isEmpty()) {
         return Source.<DeliveryFrame>empty();
@@ -66,7 +79,9 @@ public final class ConsumerService implements Consumer {
       SubscriberSession.Init init;
       try {
         init = init(first);
-      } catch (InvalidRequest e) {
+        // The dead-letter topic T.dead-letter needs consume on T (TopicPattern).
+        principal.require(Permission.CONSUME, init.topic());
+      } catch (InvalidRequest | PermissionDenied e) {
         return Source.<DeliveryFrame>failed(GrpcErrors.toException(e));
       }
       return session(init, pair.second());

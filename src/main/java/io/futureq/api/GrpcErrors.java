@@ -4,6 +4,9 @@ import io.futureq.log.LogClosedException;
 import io.futureq.log.LogOverloadedException;
 import io.futureq.log.LogRejectedException;
 import io.futureq.log.LogUnavailableException;
+import io.futureq.security.NotAuthenticated;
+import io.futureq.security.PermissionDenied;
+import io.futureq.security.RateLimited;
 import io.futureq.storage.StorageException;
 import io.grpc.Status;
 import java.util.concurrent.CompletableFuture;
@@ -28,6 +31,15 @@ final class GrpcErrors {
     }
     if (t instanceof com.google.protobuf.InvalidProtocolBufferException) {
       return Status.INVALID_ARGUMENT.withDescription("malformed protobuf message: " + t.getMessage());
+    }
+    if (t instanceof NotAuthenticated) {
+      return Status.UNAUTHENTICATED.withDescription(NotAuthenticated.MESSAGE);
+    }
+    if (t instanceof PermissionDenied) {
+      return Status.PERMISSION_DENIED.withDescription(t.getMessage());
+    }
+    if (t instanceof RateLimited) {
+      return Status.RESOURCE_EXHAUSTED.withDescription(t.getMessage());
     }
     if (t instanceof InvalidRequest r) {
       return Status.fromCode(r.code()).withDescription(r.getMessage());
@@ -71,7 +83,8 @@ final class GrpcErrors {
     return t instanceof com.google.protobuf.InvalidProtocolBufferException || t instanceof InvalidRequest
         || t instanceof GrpcServiceException || t instanceof StorageException || t instanceof LogClosedException
         || t instanceof LogUnavailableException || t instanceof LogOverloadedException
-        || t instanceof LogRejectedException
+        || t instanceof LogRejectedException || t instanceof NotAuthenticated || t instanceof PermissionDenied
+        || t instanceof RateLimited
         || t instanceof TimeoutException || t instanceof StatusReply.ErrorMessage;
   }
 

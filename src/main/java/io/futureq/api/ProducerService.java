@@ -3,7 +3,7 @@ package io.futureq.api;
 import com.google.protobuf.ByteString;
 import io.futureq.api.grpc.CancelRequest;
 import io.futureq.api.grpc.CancelResponse;
-import io.futureq.api.grpc.Producer;
+import io.futureq.api.grpc.ProducerPowerApi;
 import io.futureq.api.grpc.PublishError;
 import io.futureq.api.grpc.PublishRequest;
 import io.futureq.api.grpc.PublishResponse;
@@ -16,6 +16,10 @@ import io.futureq.log.EventLog;
 import io.futureq.log.proto.CancelMessage;
 import io.futureq.log.proto.LogCommand;
 import io.futureq.metrics.ApiMetrics;
+import io.futureq.security.Permission;
+import io.futureq.security.PermissionDenied;
+import io.futureq.security.Principal;
+import io.futureq.security.RateLimited;
 import io.futureq.storage.MessageIds;
 import io.grpc.Status;
 import java.util.HashSet;
@@ -25,12 +29,16 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.apache.pekko.NotUsed;
+import org.apache.pekko.grpc.javadsl.Metadata;
 import org.apache.pekko.stream.javadsl.Source;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Producer API: validates, appends one log command per request, answers after commit. */
-public final class ProducerService implements Producer {
+/**
+ * Producer API: checks the caller may produce on every topic of a request and is within its rate, validates,
+ * appends one log command per request, answers after commit.
+ */
+public final class ProducerService implements ProducerPowerApi {
   private static final Logger LOG = LoggerFactory.getLogger(ProducerService.class);
 
   private final ApiSettings settings;
@@ -39,6 +47,7 @@ public final class ProducerService implements Producer {
   private final ApiMetrics metrics = new ApiMetrics();
   private final Consumer<Set<String>> afterStore;
   private final PublishLimits limits;
+  private final CallAccess access;
   /** Named in every store batch, so that replicas configured otherwise cannot store it under other keys. */
   private final long bucketMs;
 
@@ -47,8 +56,9 @@ public final class ProducerService implements Producer {
    *     entities run somewhere
    */
   public ProducerService(ApiSettings settings, LimitSettings limits, BrokerStateMachine state, EventLog eventLog,
-      Consumer<Set<String>> afterStore) {
+      Consumer<Set<String>> afterStore, CallAccess access) {
     this.settings = settings;
+    this.access = access;
     this.limits = new PublishLimits(limits, state);
     this.bucketMs = state.bucketMs();
     this.afterStore = afterStore;
@@ -57,33 +67,45 @@ public final class ProducerService implements Producer {
   }
 
   @Override
-  public Source<PublishResponse, NotUsed> publishStream(Source<PublishRequest, NotUsed> in) {
-    return in.mapAsync(settings.publishParallelism(), request -> publishOne(request).handle((response, failure) -> {
-      if (failure == null) {
-        return response;
-      }
-      Status status = GrpcErrors.toStatus(failure);
-      return PublishResponse.newBuilder().setRequestId(request.getRequestId())
-          .setError(PublishError.newBuilder().setCode(status.getCode().value())
-              .setMessage(status.getDescription() == null ? status.getCode().name() : status.getDescription()))
-          .build();
-    }));
+  public Source<PublishResponse, NotUsed> publishStream(Source<PublishRequest, NotUsed> in, Metadata metadata) {
+    Principal principal;
+    try {
+      principal = access.principal(metadata);
+    } catch (RuntimeException e) {
+      return Source.failed(GrpcErrors.toException(e));
+    }
+    return in.mapAsync(settings.publishParallelism(), request -> publishOne(request, principal)
+        .handle((response, failure) -> {
+          if (failure == null) {
+            return response;
+          }
+          Status status = GrpcErrors.toStatus(failure);
+          return PublishResponse.newBuilder().setRequestId(request.getRequestId())
+              .setError(PublishError.newBuilder().setCode(status.getCode().value())
+                  .setMessage(status.getDescription() == null ? status.getCode().name() : status.getDescription()))
+              .build();
+        }));
   }
 
   @Override
-  public CompletionStage<PublishResponse> publish(PublishRequest request) {
-    return GrpcErrors.translate(publishOne(request));
+  public CompletionStage<PublishResponse> publish(PublishRequest request, Metadata metadata) {
+    return access.unary(metadata, principal -> GrpcErrors.translate(publishOne(request, principal)));
   }
 
-  private CompletableFuture<PublishResponse> publishOne(PublishRequest request) {
+  private CompletableFuture<PublishResponse> publishOne(PublishRequest request, Principal principal) {
     long start = System.nanoTime();
     LogCommand command;
     AckLevel level;
     try {
+      for (io.futureq.api.grpc.Message m : request.getMessagesList()) {
+        principal.require(Permission.PRODUCE, m.getTopic());
+      }
       level = validator.ackLevel(request);
       command = validator.publish(request, System.currentTimeMillis(), bucketMs);
       limits.check(request);
-    } catch (InvalidRequest e) {
+      // Last: a request refused for any other reason takes nothing from the principal's rate.
+      access.admitPublish(principal, request.getMessagesCount(), request.getSerializedSize());
+    } catch (InvalidRequest | PermissionDenied | RateLimited e) {
       return CompletableFuture.failedFuture(e);
     }
     metrics.batchSize.record(request.getMessagesCount());
@@ -114,7 +136,11 @@ public final class ProducerService implements Producer {
   }
 
   @Override
-  public CompletionStage<CancelResponse> cancel(CancelRequest request) {
+  public CompletionStage<CancelResponse> cancel(CancelRequest request, Metadata metadata) {
+    return access.unary(metadata, Permission.PRODUCE, request.getTopic(), () -> cancel(request));
+  }
+
+  private CompletionStage<CancelResponse> cancel(CancelRequest request) {
     CancelMessage.Builder cancel = CancelMessage.newBuilder().setTopic(request.getTopic());
     try {
       RequestValidator.topic("topic", request.getTopic());

@@ -2,6 +2,7 @@ package io.futureq.app;
 
 import io.futureq.api.AdminService;
 import io.futureq.api.ApiServer;
+import io.futureq.api.CallAccess;
 import io.futureq.api.ConsumerService;
 import io.futureq.api.HealthService;
 import io.futureq.api.NodeDirectory;
@@ -171,16 +172,17 @@ public final class Node implements AutoCloseable {
 
     Readiness readiness = Readiness.get(system);
     readiness.describeStorage(settings.storage().engine().description());
+    CallAccess access = CallAccess.of(settings.security().auth()); // reads the token files: a bad one stops start-up
     ProducerService producer = new ProducerService(settings.api(), settings.limits(), stateMachine, eventLog, clustered
-        ? topics -> topics.forEach(t -> router.tell(t, new TopicEntity.Wake())) : topics -> { });
+        ? topics -> topics.forEach(t -> router.tell(t, new TopicEntity.Wake())) : topics -> { }, access);
     // Subscriber sessions live under their own guardian, not as system actors of their own.
     ActorRef<SpawnProtocol.Command> sessions = system.systemActorOf(SpawnProtocol.create(), "subscribers",
         org.apache.pekko.actor.typed.Props.empty());
     ConsumerService consumer = new ConsumerService(system, sessions, settings.api(), settings.group(),
-        settings.topic(), router);
+        settings.topic(), router, access);
     AdminService admin = new AdminService(system, store, storageExecutor, router, settings.cluster().nodeId(),
         askTimeout, raftLog == null ? null : new RaftAdmin(raftLog), settings.storage().engine().configName(),
-        settings.api(), stateMachine, eventLog);
+        settings.api(), stateMachine, eventLog, access);
     HealthService health = new HealthService(readiness::isReady);
     ServerBinding binding = await(ApiServer.bind(system, settings.api(), producer, consumer, admin, health)
         .toCompletableFuture(), "bind gRPC on " + settings.api().host() + ":" + settings.api().port());
@@ -205,7 +207,13 @@ public final class Node implements AutoCloseable {
     LOG.info("FutureQ node {} serving gRPC on {}:{}, advertised as {} (data in {})", settings.cluster().nodeId(),
         settings.api().host(), grpcPort, grpcAddress, settings.storage().engine() == StorageEngine.MEMORY
             ? "memory only, lost on restart" : settings.storage().dataDir().toAbsolutePath());
-    if (!SecuritySettings.isLoopback(settings.api().host())) {
+    if (settings.security().auth().enabled()) {
+      LOG.info("gRPC calls need a bearer token ({}{}); health and reflection stay open", settings.security().auth()
+          .accessFile() == null ? "" : "static tokens of " + settings.security().auth().accessFile(),
+          settings.security().auth().jwtPublicKeyFile() == null ? ""
+              : (settings.security().auth().accessFile() == null ? "" : ", ") + "JWTs signed by "
+              + settings.security().auth().jwtPublicKeyFile());
+    } else if (!SecuritySettings.isLoopback(settings.api().host())) {
       LOG.warn("gRPC on {}:{} is reachable from other machines WITHOUT TLS OR AUTHENTICATION "
           + "(futureq.security.allow-insecure = true): anyone who reaches it can publish, consume, cancel and "
           + "administer", settings.api().host(), grpcPort);

@@ -37,6 +37,9 @@ final class BenchCommand implements Callable<Integer> {
           + ServerOptions.DEFAULT_SERVER + ").")
   String server;
 
+  @CommandLine.Mixin
+  TokenOption token;
+
   @Option(names = "--messages", defaultValue = "200000",
       description = "Messages to publish (default ${DEFAULT-VALUE}).")
   int messages;
@@ -121,7 +124,7 @@ final class BenchCommand implements Callable<Integer> {
     PrintWriter err = spec.commandLine().getErr();
     PrintWriter progress = System.console() != null && !json ? err : null;
     BenchReport report;
-    try (FutureQClient client = FutureQClient.builder().target(server).build()) {
+    try (FutureQClient client = token.apply(FutureQClient.builder().target(server)).build()) {
       if (warmup > 0) {
         warmUp(client, plan.warmup(warmup), progress, err);
       }

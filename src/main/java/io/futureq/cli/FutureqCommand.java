@@ -11,7 +11,7 @@ import picocli.CommandLine.Command;
     description = "FutureQ, a durable delayed-message broker.",
     subcommands = {ServerCommand.class, PublishCommand.class, ConsumeCommand.class, CancelCommand.class,
         PeekCommand.class, GetCommand.class, RescheduleCommand.class, StatsCommand.class, GroupCommand.class,
-        TopicCommand.class, ClusterCommand.class, BenchCommand.class})
+        TopicCommand.class, ClusterCommand.class, BenchCommand.class, TokenCommand.class})
 public final class FutureqCommand implements Runnable {
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;

@@ -59,7 +59,7 @@ class CommandLineErrorsTest {
     Cli.Result r = Cli.run("stats", "--server", NOBODY, "--topik");
     assertEquals(2, r.exit(), r.toString());
     assertEquals(java.util.List.of("futureq: Unknown option: '--topik'",
-        "Did you mean --topic? Try 'futureq stats --help' for the options."), r.err().lines().toList());
+        "Did you mean --token or --topic? Try 'futureq stats --help' for the options."), r.err().lines().toList());
     Cli.Result nested = Cli.run("cluster", "leave", "--server", NOBODY);
     assertEquals(java.util.List.of("futureq: Missing required option: '--node-id=<nodeId>'",
         "Try 'futureq cluster leave --help' for the options."), nested.err().lines().toList());

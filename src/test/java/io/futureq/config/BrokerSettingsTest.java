@@ -1,6 +1,7 @@
 package io.futureq.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -86,6 +87,20 @@ class BrokerSettingsTest {
     assertEquals("0.0.0.0", BrokerSettings.from(with("futureq.api.host = \"0.0.0.0\"\n"
         + "futureq.security.allow-insecure = true")).api().host());
     assertEquals("localhost", BrokerSettings.from(with("futureq.api.host = \"localhost\"")).api().host());
+  }
+
+  /** Issue 12: with authentication on, a wider bind needs no allow-insecure; on needs a token source. */
+  @Test
+  void aWiderBindWithAuthenticationNeedsNoAllowInsecure() {
+    BrokerSettings authenticated = BrokerSettings.from(with("futureq.api.host = \"0.0.0.0\"\n"
+        + "futureq.security.auth.enabled = true\nfutureq.security.auth.access-file = \"/etc/futureq/access\""));
+    assertEquals("0.0.0.0", authenticated.api().host());
+    assertEquals(java.nio.file.Path.of("/etc/futureq/access"), authenticated.security().auth().accessFile());
+    assertFalse(BrokerSettings.from(BrokerSettings.load(null, Map.of())).security().auth().enabled(), "off by default");
+    SettingsException noSource = assertThrows(SettingsException.class,
+        () -> BrokerSettings.from(with("futureq.security.auth.enabled = true")));
+    assertTrue(noSource.getMessage().contains("futureq.security.auth.enabled: set futureq.security.auth.access-file, "
+        + "futureq.security.auth.jwt.public-key-file or both"), noSource.getMessage());
   }
 
   @Test

@@ -33,7 +33,11 @@ final class Brokers {
   private final AtomicInteger next = new AtomicInteger();
   private boolean closed;
 
-  Brokers(List<String> seeds) {
+  /** Adds the credentials to every call on every channel; null: none. */
+  private final BearerToken token;
+
+  Brokers(List<String> seeds, BearerToken token) {
+    this.token = token;
     this.seeds = List.copyOf(seeds);
     this.known = this.seeds;
   }
@@ -73,8 +77,14 @@ final class Brokers {
     if (closed) {
       throw new IllegalStateException("the client is closed");
     }
-    return channels.computeIfAbsent(target, t -> Grpc.newChannelBuilder(t, InsecureChannelCredentials.create())
-        .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES).build());
+    return channels.computeIfAbsent(target, t -> {
+      var builder = Grpc.newChannelBuilder(t, InsecureChannelCredentials.create())
+          .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES);
+      if (token != null) {
+        builder.intercept(token);
+      }
+      return builder.build();
+    });
   }
 
   /** Closes every channel; streams just half-closed get a moment to end cleanly (their last acks). */

@@ -32,6 +32,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Supplier;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
@@ -69,7 +70,7 @@ public final class FutureQClient implements AutoCloseable {
   private boolean closed;
 
   private FutureQClient(Builder builder) {
-    this.brokers = new Brokers(builder.targets);
+    this.brokers = new Brokers(builder.targets, builder.token == null ? null : new BearerToken(builder.token));
     this.requestTimeout = builder.requestTimeout;
     if (!builder.discoveryInterval.isZero()) {
       timer.scheduleWithFixedDelay(this::discover, 0, builder.discoveryInterval.toMillis(), TimeUnit.MILLISECONDS);
@@ -296,6 +297,7 @@ public final class FutureQClient implements AutoCloseable {
     private final List<String> targets = new ArrayList<>();
     private Duration requestTimeout = Duration.ofSeconds(30);
     private Duration discoveryInterval = Duration.ofSeconds(30);
+    private Supplier<String> token;
 
     /** Adds a broker as {@code host:port}; one member of a cluster is enough, several guard the start. */
     public Builder target(String hostPort) {
@@ -333,6 +335,27 @@ public final class FutureQClient implements AutoCloseable {
         throw new IllegalArgumentException("discoveryInterval must not be negative, got " + interval);
       }
       this.discoveryInterval = interval;
+      return this;
+    }
+
+    /**
+     * Sends {@code token} as {@code authorization: Bearer TOKEN} on every call: a static token of the broker's
+     * access file, or a JWT. A broker with authentication off ignores it.
+     */
+    public Builder token(String token) {
+      Objects.requireNonNull(token, "token");
+      if (token.isBlank()) {
+        throw new IllegalArgumentException("token must not be empty");
+      }
+      return token(() -> token);
+    }
+
+    /**
+     * As {@link #token(String)}, asking {@code token} on every call and stream start, e.g. for a JWT refreshed
+     * before it expires. It must not block long: calls wait for it.
+     */
+    public Builder token(Supplier<String> token) {
+      this.token = Objects.requireNonNull(token, "token");
       return this;
     }
 

@@ -219,6 +219,15 @@ public final class FutureQProducer implements AutoCloseable {
     }
     if (failure != null) {
       lastFailure = failure;
+      if (failure.code() == Status.Code.UNAUTHENTICATED || failure.code() == Status.Code.PERMISSION_DENIED) {
+        // The broker refused the stream itself (a bad or expired token): resending would be refused the same
+        // way, so what waits fails now instead of at its delivery timeout. Later sends reconnect, asking a
+        // token supplier again.
+        for (String id : new java.util.ArrayList<>(inFlight.keySet())) {
+          Request request = inFlight.get(id);
+          finish(id, i -> request.items().get(i).result().completeExceptionally(failure));
+        }
+      }
     }
     call = null;
     long backoff = Math.min(5000, options.reconnectBackoff().toMillis() << Math.min(failures++, 6));
