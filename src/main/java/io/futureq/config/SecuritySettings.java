@@ -5,24 +5,25 @@ import java.net.UnknownHostException;
 import java.util.List;
 
 /**
- * Who may reach the broker. It has no TLS or authentication yet, so anyone who reaches the gRPC
- * port can publish, consume, cancel and administer: by default it listens on loopback only, and a
- * wider bind needs {@code futureq.security.allow-insecure = true}, said out loud.
+ * Who may reach the broker. Without TLS, anyone on the path reads and forges its traffic: by default it listens
+ * on loopback only, and a wider bind without TLS needs {@code futureq.security.allow-insecure = true}, said out
+ * loud.
  *
- * @param allowInsecure serve the gRPC API beyond loopback without TLS or authentication
+ * @param allowInsecure serve the gRPC API beyond loopback without TLS
+ * @param tls TLS (and client certificates) on the gRPC API
  */
-public record SecuritySettings(boolean allowInsecure) {
+public record SecuritySettings(boolean allowInsecure, ApiTlsSettings tls) {
 
   static SecuritySettings from(SettingsReader r) {
-    return new SecuritySettings(r.bool("futureq.security.allow-insecure"));
+    return new SecuritySettings(r.bool("futureq.security.allow-insecure"), ApiTlsSettings.from(r));
   }
 
-  /** Refuses a gRPC bind other machines can reach unless insecure serving was allowed. */
+  /** Refuses a plaintext gRPC bind other machines can reach unless insecure serving was allowed. */
   void check(ApiSettings api, List<String> problems) {
-    if (!allowInsecure && !isLoopback(api.host())) {
-      problems.add("futureq.api.host: \"" + api.host() + "\" can be reached from other machines, and this broker "
-          + "has no TLS or authentication: bind a loopback address (127.0.0.1), or set "
-          + "futureq.security.allow-insecure = true to let anyone who reaches it publish, consume and administer");
+    if (!allowInsecure && !tls.enabled() && !isLoopback(api.host())) {
+      problems.add("futureq.api.host: \"" + api.host() + "\" can be reached from other machines, and "
+          + "futureq.security.tls.enabled = false: bind a loopback address (127.0.0.1), turn TLS on, or set "
+          + "futureq.security.allow-insecure = true to serve plaintext to anyone who reaches it");
     }
   }
 
