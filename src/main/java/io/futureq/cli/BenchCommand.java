@@ -13,6 +13,7 @@ import java.util.UUID;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -36,6 +37,9 @@ final class BenchCommand implements Callable<Integer> {
       description = "The broker's gRPC address (default: $" + ServerOptions.SERVER_VARIABLE + ", else "
           + ServerOptions.DEFAULT_SERVER + ").")
   String server;
+
+  @Mixin
+  TlsOptions tls;
 
   @Option(names = "--messages", defaultValue = "200000",
       description = "Messages to publish (default ${DEFAULT-VALUE}).")
@@ -121,7 +125,7 @@ final class BenchCommand implements Callable<Integer> {
     PrintWriter err = spec.commandLine().getErr();
     PrintWriter progress = System.console() != null && !json ? err : null;
     BenchReport report;
-    try (FutureQClient client = FutureQClient.builder().target(server).build()) {
+    try (FutureQClient client = tls.build(FutureQClient.builder().target(server))) {
       if (warmup > 0) {
         warmUp(client, plan.warmup(warmup), progress, err);
       }

@@ -9,10 +9,11 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.TypeConversionException;
 
-/** The broker address and request timeout shared by every subcommand that talks to a broker. */
+/** The broker address, TLS options and request timeout shared by every subcommand that talks to a broker. */
 final class ServerOptions {
   /** The broker a command talks to when neither {@code --server} nor {@value #SERVER_VARIABLE} names one. */
   static final String DEFAULT_SERVER = "127.0.0.1:8443";
@@ -27,8 +28,11 @@ final class ServerOptions {
       description = "How long to wait for each broker answer (default: ${DEFAULT-VALUE}).")
   Duration timeout;
 
+  @Mixin
+  TlsOptions tls;
+
   FutureQClient connect() {
-    return FutureQClient.builder().target(address).requestTimeout(timeout).build();
+    return tls.build(FutureQClient.builder().target(address).requestTimeout(timeout));
   }
 
   /** Waits for {@code answer} up to the timeout; every failure comes out as a {@link FutureQException}. */

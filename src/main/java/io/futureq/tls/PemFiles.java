@@ -63,7 +63,7 @@ public final class PemFiles {
           return converter.getPrivateKey(info);
         }
         if (o instanceof PEMKeyPair pair) {
-          return converter.getKeyPair(pair).getPrivate();
+          return converter.getPrivateKey(pair.getPrivateKeyInfo());
         }
         if (o instanceof PEMEncryptedKeyPair || o instanceof PKCS8EncryptedPrivateKeyInfo) {
           throw new PemException(file, "the private key is encrypted; give it unencrypted (e.g. "

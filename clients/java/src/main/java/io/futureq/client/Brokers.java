@@ -2,8 +2,8 @@ package io.futureq.client;
 
 import io.futureq.api.grpc.ClusterInfo;
 import io.futureq.api.grpc.Member;
+import io.grpc.ChannelCredentials;
 import io.grpc.Grpc;
-import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -26,6 +26,7 @@ final class Brokers {
   static final int MAX_INBOUND_MESSAGE_BYTES = 64 << 20;
 
   private final List<String> seeds;
+  private final ChannelCredentials credentials;
   /** Seeds first, then the members the last discovery found; replaced whole, never edited. */
   private volatile List<String> known;
   private final Map<String, ManagedChannel> channels = new HashMap<>();
@@ -33,8 +34,9 @@ final class Brokers {
   private final AtomicInteger next = new AtomicInteger();
   private boolean closed;
 
-  Brokers(List<String> seeds) {
+  Brokers(List<String> seeds, ChannelCredentials credentials) {
     this.seeds = List.copyOf(seeds);
+    this.credentials = credentials;
     this.known = this.seeds;
   }
 
@@ -68,7 +70,7 @@ final class Brokers {
     if (closed) {
       throw new IllegalStateException("the client is closed");
     }
-    return channels.computeIfAbsent(target, t -> Grpc.newChannelBuilder(t, InsecureChannelCredentials.create())
+    return channels.computeIfAbsent(target, t -> Grpc.newChannelBuilder(t, credentials)
         .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES).build());
   }
 
