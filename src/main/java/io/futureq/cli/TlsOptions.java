@@ -10,7 +10,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * TLS options of every command that connects to a broker, each with an environment variable as its default. A file
- * that does not read, or a certificate without its key, is a bad argument (exit 2).
+ * that does not read, or a certificate without its key, is a bad argument (exit 2). The client key is
+ * {@code --cert-key}: {@code --key} is the message key of publish, cancel, get and reschedule.
  */
 final class TlsOptions {
   @Spec(Spec.Target.MIXEE)
@@ -26,17 +27,19 @@ final class TlsOptions {
   Path ca;
 
   @Option(names = "--cert", paramLabel = "FILE", defaultValue = "${env:FUTUREQ_CERT}",
-      description = "PEM client certificate, for a broker that requires one (default: $FUTUREQ_CERT); needs --key.")
+      description = "PEM client certificate, for a broker that requires one (default: $FUTUREQ_CERT); "
+          + "needs --cert-key.")
   Path cert;
 
-  @Option(names = "--key", paramLabel = "FILE", defaultValue = "${env:FUTUREQ_KEY}",
+  @Option(names = "--cert-key", paramLabel = "FILE", defaultValue = "${env:FUTUREQ_KEY}",
       description = "PEM private key of --cert, unencrypted PKCS#8 (default: $FUTUREQ_KEY).")
   Path key;
 
   /** Sets TLS on {@code builder} and builds it. */
   FutureQClient build(FutureQClient.Builder builder) {
     if ((cert == null) != (key == null)) {
-      throw bad(cert == null ? "--key needs --cert (or $FUTUREQ_CERT)" : "--cert needs --key (or $FUTUREQ_KEY)");
+      throw bad(cert == null ? "--cert-key needs --cert (or $FUTUREQ_CERT)"
+          : "--cert needs --cert-key (or $FUTUREQ_KEY)");
     }
     if (tls) {
       builder.tls();
@@ -45,7 +48,7 @@ final class TlsOptions {
       builder.trustedCertificates(readable("--ca", ca));
     }
     if (cert != null) {
-      builder.clientCertificate(readable("--cert", cert), readable("--key", key));
+      builder.clientCertificate(readable("--cert", cert), readable("--cert-key", key));
     }
     try {
       return builder.build();

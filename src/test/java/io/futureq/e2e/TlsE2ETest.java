@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.futureq.cli.FutureqCommand;
 import io.futureq.client.ConsumerOptions;
 import io.futureq.client.FutureQClient;
 import io.futureq.client.FutureQConsumer;
@@ -17,6 +18,8 @@ import io.futureq.config.StorageEngine;
 import io.futureq.tls.TestCertificates;
 import io.futureq.tls.TestCertificates.Issued;
 import io.grpc.Status;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -31,6 +34,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 
 /** The gRPC API over TLS and mTLS, with the Java client, against real brokers on loopback. */
 @Timeout(120)
@@ -136,6 +140,27 @@ class TlsE2ETest {
         assertUnavailable(client);
       }
     }
+  }
+
+  @Test
+  void theCliConnectsWithTlsAndRefusesACertificateWithoutItsKey() {
+    String target = "127.0.0.1:" + mtls.node.grpcPort();
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    CommandLine cli = FutureqCommand.commandLine();
+    cli.setOut(new PrintWriter(out, true));
+    cli.setErr(new PrintWriter(err, true));
+
+    int served = cli.execute("cluster", "--server", target, "--ca", dir.resolve("ca.pem").toString(),
+        "--cert", dir.resolve("client.pem").toString(), "--cert-key", dir.resolve("client.key").toString());
+    int refused = cli.execute("cluster", "--server", target, "--ca", dir.resolve("ca.pem").toString());
+    int halfIdentity = cli.execute("cluster", "--server", target, "--cert", dir.resolve("client.pem").toString());
+
+    assertEquals(0, served, err.toString());
+    assertEquals(1, refused, err.toString());
+    assertTrue(err.toString().contains("futureq: " + target + ": "), err.toString());
+    assertEquals(2, halfIdentity, err.toString());
+    assertTrue(err.toString().contains("--cert needs --cert-key"), err.toString());
   }
 
   static Map<String, Object> tlsOn(String serverFiles, Path clientCa) {
