@@ -57,7 +57,7 @@ final class ReloadingServerTls {
     return engine;
   }
 
-  // Connections are accepted one at a time per binding; synchronized only guards a reload racing another.
+  // Synchronized so that connections arriving together after a change read the files once.
   private synchronized void reloadIfChanged() {
     List<Object> stamp = stamp(settings);
     if (stamp.equals(current.stamp()) || stamp.equals(failedStamp)) {

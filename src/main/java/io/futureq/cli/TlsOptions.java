@@ -17,7 +17,7 @@ final class TlsOptions {
   @Spec(Spec.Target.MIXEE)
   CommandSpec mixee;
 
-  @Option(names = "--tls", defaultValue = "${env:FUTUREQ_TLS:-false}", fallbackValue = "true", arity = "0..1",
+  @Option(names = "--tls", defaultValue = "${env:FUTUREQ_TLS:-false}",
       description = "Connect with TLS, trusting the JVM's CAs unless --ca names others (default: $FUTUREQ_TLS, "
           + "else false). --ca, --cert and --key imply it.")
   boolean tls;
