@@ -4,6 +4,7 @@ import io.futureq.api.grpc.ClusterInfo;
 import io.futureq.api.grpc.Member;
 import io.grpc.ChannelCredentials;
 import io.grpc.Grpc;
+import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -33,6 +34,11 @@ final class Brokers {
   private final AtomicInteger nextSeed = new AtomicInteger();
   private final AtomicInteger next = new AtomicInteger();
   private boolean closed;
+
+  /** Plaintext channels. */
+  Brokers(List<String> seeds) {
+    this(seeds, InsecureChannelCredentials.create());
+  }
 
   Brokers(List<String> seeds, ChannelCredentials credentials) {
     this.seeds = List.copyOf(seeds);
