@@ -7,6 +7,7 @@ import io.futureq.api.grpc.ConsumerPowerApiHandlerFactory;
 import io.futureq.api.grpc.Producer;
 import io.futureq.api.grpc.ProducerPowerApiHandlerFactory;
 import io.futureq.config.ApiSettings;
+import io.futureq.config.ApiTlsSettings;
 import io.grpc.health.v1.Health;
 import io.grpc.health.v1.HealthHandlerFactory;
 import java.util.List;
@@ -14,7 +15,9 @@ import java.util.concurrent.CompletionStage;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.grpc.javadsl.ServerReflection;
 import org.apache.pekko.grpc.javadsl.ServiceHandler;
+import org.apache.pekko.http.javadsl.ConnectionContext;
 import org.apache.pekko.http.javadsl.Http;
+import org.apache.pekko.http.javadsl.ServerBuilder;
 import org.apache.pekko.http.javadsl.ServerBinding;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
@@ -23,7 +26,10 @@ import org.apache.pekko.util.ByteString;
 import org.apache.pekko.japi.function.Function;
 import org.apache.pekko.stream.Materializer;
 
-/** Binds the gRPC services (plus health and reflection) on one HTTP/2 port. */
+/**
+ * Binds the gRPC services (plus health and reflection) on one HTTP/2 port: cleartext HTTP/2, or with TLS, HTTP/2
+ * negotiated by ALPN ({@code h2}, which pekko-http adds to every engine it gets).
+ */
 public final class ApiServer {
   private static final String ACCEPT_ENCODING = "grpc-accept-encoding";
   private static final String REFLECTION_V1 = "/grpc.reflection.v1.ServerReflection/";
@@ -31,7 +37,12 @@ public final class ApiServer {
 
   private ApiServer() {}
 
-  public static CompletionStage<ServerBinding> bind(ActorSystem<?> system, ApiSettings settings,
+  /**
+   * Binds on {@code settings.host():port()}; with {@code tls} enabled, over TLS whose certificate follows its files.
+   *
+   * @throws io.futureq.tls.PemException if TLS is on and its files do not read
+   */
+  public static CompletionStage<ServerBinding> bind(ActorSystem<?> system, ApiSettings settings, ApiTlsSettings tls,
       ProducerService producer, ConsumerService consumer, AdminService admin, HealthService health) {
     Materializer mat = Materializer.matFromSystem(system);
     @SuppressWarnings("unchecked")
@@ -57,7 +68,12 @@ public final class ApiServer {
       var bytes = unary.isUnary(request.getUri().path()) ? limitThenDrain : limit;
       return handler.apply(plain.withEntity((RequestEntity) entity.transformDataBytes(bytes)));
     };
-    return Http.get(system).newServerAt(settings.host(), settings.port()).bind(limited);
+    ServerBuilder server = Http.get(system).newServerAt(settings.host(), settings.port());
+    if (tls.enabled()) {
+      ReloadingServerTls engines = ReloadingServerTls.load(tls);
+      server = server.enableHttps(ConnectionContext.httpsServer(engines::newEngine));
+    }
+    return server.bind(limited);
   }
 
   /**

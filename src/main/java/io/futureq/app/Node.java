@@ -7,6 +7,7 @@ import io.futureq.api.ConsumerService;
 import io.futureq.api.HealthService;
 import io.futureq.api.NodeDirectory;
 import io.futureq.api.ProducerService;
+import io.futureq.config.ApiTlsSettings;
 import io.futureq.config.BrokerSettings;
 import io.futureq.config.SecuritySettings;
 import io.futureq.config.StorageEngine;
@@ -109,7 +110,8 @@ public final class Node implements AutoCloseable {
       // Gauges of stored topics are set from the store now, not at their first change, so they are there from start.
       StoredTopics.forEach(store, meta -> TopicMetrics.pending(meta.getName()).update(meta.getPending()));
       system = ActorSystem.create(Behaviors.empty(), "futureq",
-          ClusterBootstrapConfig.overlay(settings.cluster()).withFallback(settings.config()));
+          ClusterBootstrapConfig.overlay(settings.cluster())
+              .withFallback(RemotingTls.overlay(settings.cluster().tls())).withFallback(settings.config()));
     } catch (RuntimeException e) {
       // A taken remoting port fails here, inside Pekko's start.
       if (metrics != null) {
@@ -184,7 +186,8 @@ public final class Node implements AutoCloseable {
         askTimeout, raftLog == null ? null : new RaftAdmin(raftLog), settings.storage().engine().configName(),
         settings.api(), stateMachine, eventLog, access);
     HealthService health = new HealthService(readiness::isReady);
-    ServerBinding binding = await(ApiServer.bind(system, settings.api(), producer, consumer, admin, health)
+    ServerBinding binding = await(ApiServer.bind(system, settings.api(), settings.security().tls(), producer, consumer,
+        admin, health)
         .toCompletableFuture(), "bind gRPC on " + settings.api().host() + ":" + settings.api().port());
     int grpcPort = binding.localAddress().getPort();
     String grpcAddress = settings.api().advertised().at(grpcPort);
@@ -207,16 +210,25 @@ public final class Node implements AutoCloseable {
     LOG.info("FutureQ node {} serving gRPC on {}:{}, advertised as {} (data in {})", settings.cluster().nodeId(),
         settings.api().host(), grpcPort, grpcAddress, settings.storage().engine() == StorageEngine.MEMORY
             ? "memory only, lost on restart" : settings.storage().dataDir().toAbsolutePath());
+    ApiTlsSettings tls = settings.security().tls();
+    boolean wide = !SecuritySettings.isLoopback(settings.api().host());
+    LOG.info("gRPC API exposed on {}:{} ({}): TLS {}, client certificates (mTLS) {}, bearer tokens {}; cluster "
+        + "traffic TLS {}", settings.api().host(), grpcPort, wide ? "reachable from other machines" : "loopback only",
+        tls.enabled() ? "on" : "off", tls.mutual() ? "required" : "off",
+        settings.security().auth().enabled() ? "required" : "off", settings.cluster().tls().enabled() ? "on" : "off");
     if (settings.security().auth().enabled()) {
       LOG.info("gRPC calls need a bearer token ({}{}); health and reflection stay open", settings.security().auth()
           .accessFile() == null ? "" : "static tokens of " + settings.security().auth().accessFile(),
           settings.security().auth().jwtPublicKeyFile() == null ? ""
               : (settings.security().auth().accessFile() == null ? "" : ", ") + "JWTs signed by "
               + settings.security().auth().jwtPublicKeyFile());
-    } else if (!SecuritySettings.isLoopback(settings.api().host())) {
-      LOG.warn("gRPC on {}:{} is reachable from other machines WITHOUT TLS OR AUTHENTICATION "
-          + "(futureq.security.allow-insecure = true): anyone who reaches it can publish, consume, cancel and "
-          + "administer", settings.api().host(), grpcPort);
+    }
+    if (wide && (!tls.enabled() || !settings.security().auth().enabled())) {
+      LOG.warn("gRPC on {}:{} is reachable from other machines WITHOUT {} (futureq.security.allow-insecure = true): {}",
+          settings.api().host(), grpcPort, !tls.enabled() && !settings.security().auth().enabled()
+              ? "TLS OR AUTHENTICATION" : !tls.enabled() ? "TLS" : "AUTHENTICATION",
+          !settings.security().auth().enabled() ? "anyone who reaches it can publish, consume, cancel and administer"
+              : "anyone on the path can read its traffic, bearer tokens included");
     }
     return new Node(system, binding, store);
   }

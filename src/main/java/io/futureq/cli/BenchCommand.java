@@ -13,6 +13,7 @@ import java.util.UUID;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -39,6 +40,8 @@ final class BenchCommand implements Callable<Integer> {
 
   @CommandLine.Mixin
   TokenOption token;
+  @Mixin
+  TlsOptions tls;
 
   @Option(names = "--messages", defaultValue = "200000",
       description = "Messages to publish (default ${DEFAULT-VALUE}).")
@@ -124,7 +127,7 @@ final class BenchCommand implements Callable<Integer> {
     PrintWriter err = spec.commandLine().getErr();
     PrintWriter progress = System.console() != null && !json ? err : null;
     BenchReport report;
-    try (FutureQClient client = token.apply(FutureQClient.builder().target(server)).build()) {
+    try (FutureQClient client = tls.build(token.apply(FutureQClient.builder().target(server)))) {
       if (warmup > 0) {
         warmUp(client, plan.warmup(warmup), progress, err);
       }

@@ -13,7 +13,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.TypeConversionException;
 
-/** The broker address, token and request timeout shared by every subcommand that talks to a broker. */
+/** The broker address, token, TLS options and request timeout shared by every subcommand that talks to a broker. */
 final class ServerOptions {
   /** The broker a command talks to when neither {@code --server} nor {@value #SERVER_VARIABLE} names one. */
   static final String DEFAULT_SERVER = "127.0.0.1:8443";
@@ -31,8 +31,11 @@ final class ServerOptions {
   @Mixin
   TokenOption token;
 
+  @Mixin
+  TlsOptions tls;
+
   FutureQClient connect() {
-    return token.apply(FutureQClient.builder().target(address).requestTimeout(timeout)).build();
+    return tls.build(token.apply(FutureQClient.builder().target(address).requestTimeout(timeout)));
   }
 
   /** Waits for {@code answer} up to the timeout; every failure comes out as a {@link FutureQException}. */

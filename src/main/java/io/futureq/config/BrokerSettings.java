@@ -42,8 +42,8 @@ public record BrokerSettings(
         config);
     if (settings.cluster().enabled()) {
       settings = new BrokerSettings(settings.cluster(), settings.api(), settings.storage(), settings.topic(),
-          settings.group(), settings.metrics(), settings.management(), settings.limits(), RaftSettings.from(r, config),
-          settings.security(), config);
+          settings.group(), settings.metrics(), settings.management(), settings.limits(),
+          RaftSettings.from(r, config, settings.cluster().tls()), settings.security(), config);
     }
     List<String> problems = r.problems();
     problems.addAll(0, UnknownKeys.in(config));

@@ -29,6 +29,7 @@ import java.util.TreeMap;
  * @param maxOutstandingEntries group commits submitted and not yet answered, per node
  * @param join whether this node joins a running group: it then waits, without voting, until a
  *     member adds it with the admin API; {@code peers} need only name some current members
+ * @param tls TLS between the Raft servers and clients ({@code futureq.cluster.tls})
  */
 public record RaftSettings(
     String nodeId,
@@ -41,7 +42,8 @@ public record RaftSettings(
     long logSegmentBytes,
     long maxEntryBytes,
     int maxOutstandingEntries,
-    boolean join) {
+    boolean join,
+    ClusterTlsSettings tls) {
 
   public RaftSettings {
     peers = Collections.unmodifiableMap(new TreeMap<>(peers));
@@ -64,7 +66,7 @@ public record RaftSettings(
    */
   public static RaftSettings from(Config config) {
     SettingsReader r = new SettingsReader(config);
-    RaftSettings settings = from(r, config);
+    RaftSettings settings = from(r, config, ClusterTlsSettings.from(r));
     if (!r.problems().isEmpty()) {
       throw new SettingsException(r.problems());
     }
@@ -72,7 +74,7 @@ public record RaftSettings(
   }
 
   /** Reads the settings, adding each problem to {@code r} (for a caller that reports all areas at once). */
-  static RaftSettings from(SettingsReader r, Config config) {
+  static RaftSettings from(SettingsReader r, Config config, ClusterTlsSettings tls) {
     String p = "futureq.raft.";
     String nodeId = r.nonEmpty("futureq.node-id");
     Map<String, String> peers = peers(config, p + "peers", r.problems());
@@ -94,7 +96,7 @@ public record RaftSettings(
         r.bytesIn(p + "log-segment-size", 4L << 10, 1L << 30),
         r.bytesIn(p + "max-entry-size", 1L << 20, 1L << 30),
         r.intIn(p + "max-outstanding-entries", 1, 1000),
-        join);
+        join, tls);
   }
 
   private static Map<String, String> peers(Config config, String key, List<String> problems) {

@@ -5,27 +5,37 @@ import java.net.UnknownHostException;
 import java.util.List;
 
 /**
- * Who may reach the broker. Without authentication anyone who reaches the gRPC port can publish,
- * consume, cancel and administer: by default it listens on loopback only, and a wider bind without
- * authentication needs {@code futureq.security.allow-insecure = true}, said out loud.
+ * Who may reach the broker. Without TLS, anyone on the path reads and forges its traffic; without
+ * authentication, anyone who reaches the gRPC port can publish, consume, cancel and administer. By
+ * default it listens on loopback only, and a wider bind needs both TLS and authentication, or
+ * {@code futureq.security.allow-insecure = true}, said out loud.
  *
- * @param allowInsecure serve the gRPC API beyond loopback without TLS or authentication
+ * @param allowInsecure serve the gRPC API beyond loopback without TLS or without authentication
+ * @param tls TLS (and client certificates) on the gRPC API
  * @param auth bearer tokens, permissions and publish rate limits
  */
-public record SecuritySettings(boolean allowInsecure, AuthSettings auth) {
+public record SecuritySettings(boolean allowInsecure, ApiTlsSettings tls, AuthSettings auth) {
 
   static SecuritySettings from(SettingsReader r) {
-    return new SecuritySettings(r.bool("futureq.security.allow-insecure"), AuthSettings.from(r));
+    return new SecuritySettings(r.bool("futureq.security.allow-insecure"), ApiTlsSettings.from(r),
+        AuthSettings.from(r));
   }
 
-  /** Refuses a gRPC bind other machines can reach unless insecure serving was allowed. */
+  /** Refuses a gRPC bind other machines can reach without TLS and authentication, unless allowed. */
   void check(ApiSettings api, List<String> problems) {
     auth.check(problems);
-    if (!allowInsecure && !auth.enabled() && !isLoopback(api.host())) {
-      problems.add("futureq.api.host: \"" + api.host() + "\" can be reached from other machines, and this broker "
-          + "has no authentication (futureq.security.auth.enabled = false): bind a loopback address (127.0.0.1), "
-          + "turn authentication on, or set "
-          + "futureq.security.allow-insecure = true to let anyone who reaches it publish, consume and administer");
+    if (!allowInsecure && !isLoopback(api.host()) && (!tls.enabled() || !auth.enabled())) {
+      List<String> missing = new java.util.ArrayList<>();
+      if (!tls.enabled()) {
+        missing.add("futureq.security.tls.enabled = false");
+      }
+      if (!auth.enabled()) {
+        missing.add("futureq.security.auth.enabled = false");
+      }
+      problems.add("futureq.api.host: \"" + api.host() + "\" can be reached from other machines, and "
+          + String.join(" and ", missing) + ": bind a loopback address (127.0.0.1), turn TLS and authentication "
+          + "on, or set futureq.security.allow-insecure = true to let anyone who reaches it read its traffic, "
+          + "publish, consume and administer");
     }
   }
 

@@ -89,13 +89,19 @@ class BrokerSettingsTest {
     assertEquals("localhost", BrokerSettings.from(with("futureq.api.host = \"localhost\"")).api().host());
   }
 
-  /** Issue 12: with authentication on, a wider bind needs no allow-insecure; on needs a token source. */
+  /**
+   * Issue 12: authentication alone does not open a wider bind (tokens would cross in clear; TlsSettingsTest
+   * has the case with TLS too); on, it needs a token source.
+   */
   @Test
-  void aWiderBindWithAuthenticationNeedsNoAllowInsecure() {
-    BrokerSettings authenticated = BrokerSettings.from(with("futureq.api.host = \"0.0.0.0\"\n"
-        + "futureq.security.auth.enabled = true\nfutureq.security.auth.access-file = \"/etc/futureq/access\""));
-    assertEquals("0.0.0.0", authenticated.api().host());
+  void authenticationIsOffByDefaultAndNeedsATokenSource() {
+    BrokerSettings authenticated = BrokerSettings.from(with("futureq.security.auth.enabled = true\n"
+        + "futureq.security.auth.access-file = \"/etc/futureq/access\""));
     assertEquals(java.nio.file.Path.of("/etc/futureq/access"), authenticated.security().auth().accessFile());
+    SettingsException wide = assertThrows(SettingsException.class, () -> BrokerSettings.from(with(
+        "futureq.api.host = \"0.0.0.0\"\nfutureq.security.auth.enabled = true\n"
+        + "futureq.security.auth.access-file = \"/etc/futureq/access\"")));
+    assertTrue(wide.getMessage().contains("futureq.security.tls.enabled = false"), wide.getMessage());
     assertFalse(BrokerSettings.from(BrokerSettings.load(null, Map.of())).security().auth().enabled(), "off by default");
     SettingsException noSource = assertThrows(SettingsException.class,
         () -> BrokerSettings.from(with("futureq.security.auth.enabled = true")));

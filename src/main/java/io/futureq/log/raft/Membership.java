@@ -13,6 +13,7 @@ import java.util.concurrent.Executors;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.proto.RaftProtos.CommitInfoProto;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
@@ -42,6 +43,7 @@ final class Membership implements AutoCloseable {
   private final RaftServer server;
   private final Supplier<RaftGroup> group;
   private final RaftProperties properties;
+  private final Parameters parameters;
   private final Duration timeout;
   private final ExecutorService executor = Executors.newSingleThreadExecutor(r -> {
     Thread thread = new Thread(r, "futureq-raft-membership");
@@ -49,11 +51,13 @@ final class Membership implements AutoCloseable {
     return thread;
   });
 
-  /** {@code group} is the group to send requests to, as this node knows it now. */
-  Membership(RaftServer server, Supplier<RaftGroup> group, RaftProperties properties, Duration timeout) {
+  /** {@code group} is the group to send requests to, as this node knows it now; {@code parameters} carry TLS. */
+  Membership(RaftServer server, Supplier<RaftGroup> group, RaftProperties properties, Parameters parameters,
+      Duration timeout) {
     this.server = server;
     this.group = group;
     this.properties = properties;
+    this.parameters = parameters;
     this.timeout = timeout;
   }
 
@@ -204,7 +208,7 @@ final class Membership implements AutoCloseable {
   }
 
   private void run(String what, AdminCall call) {
-    try (RaftClient client = RaftServerFactory.adminClient(properties, group.get(), timeout)) {
+    try (RaftClient client = RaftServerFactory.adminClient(properties, parameters, group.get(), timeout)) {
       call.run(client);
     } catch (IOException e) {
       throw new LogUnavailableException("cannot " + what + ": " + e.getMessage(), e);

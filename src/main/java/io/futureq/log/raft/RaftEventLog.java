@@ -101,7 +101,8 @@ public final class RaftEventLog implements EventLog {
       EntryCommitter committer = new EntryCommitter(() -> RaftServerFactory.client(settings, properties, group.get()),
           maxCommands, settings.maxEntryBytes(), settings.maxOutstandingEntries(), settings.requestTimeout(), limit);
       return new RaftEventLog(settings, server, ratis, committer,
-          new Membership(server, group, properties, settings.requestTimeout()));
+          new Membership(server, group, properties, RaftServerFactory.parameters(settings.tls()),
+              settings.requestTimeout()));
     } catch (IOException | RuntimeException e) {
       closeAfterFailure(server, e);
       throw new UncheckedIOException("cannot start the Raft server of " + settings.nodeId() + " on "

@@ -1,6 +1,9 @@
 package io.futureq.log.raft;
 
+import io.futureq.config.ClusterTlsSettings;
 import io.futureq.config.RaftSettings;
+import io.futureq.tls.PemFiles;
+import io.futureq.tls.TlsContexts;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -15,8 +18,10 @@ import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.client.retry.RequestTypeDependentRetryPolicy;
+import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.grpc.GrpcTlsConfig;
 import org.apache.ratis.proto.RaftProtos.RaftClientRequestProto.TypeCase;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
@@ -126,10 +131,26 @@ final class RaftServerFactory {
     return p;
   }
 
+  /**
+   * What Ratis takes as objects rather than properties: with cluster TLS, one identity and CA for the server, its
+   * appenders and every client, each side requiring the other's certificate (Ratis checks the peer's address
+   * against the certificate's names as a client).
+   */
+  static Parameters parameters(ClusterTlsSettings tls) {
+    Parameters p = new Parameters();
+    if (tls.enabled()) {
+      GrpcConfigKeys.TLS.setConf(p, new GrpcTlsConfig(
+          TlsContexts.keyManager(PemFiles.keyAndChain(tls.certFile(), tls.keyFile())),
+          TlsContexts.trustManager(PemFiles.certificates(tls.caFile())), true));
+    }
+    return p;
+  }
+
   /** A server for this node; not started. Its stored membership, if any, wins over {@code settings.peers}. */
   static RaftServer server(RaftSettings settings, RaftProperties properties, StateMachine stateMachine)
       throws IOException {
     return RaftServer.newBuilder()
+        .setParameters(parameters(settings.tls()))
         .setServerId(RaftPeerId.valueOf(settings.nodeId()))
         .setGroup(initialGroup(settings))
         .setProperties(properties)
@@ -150,13 +171,14 @@ final class RaftServerFactory {
           .setTimeout(type, time(settings.requestTimeout()));
     }
     return RaftClient.newBuilder().setRaftGroup(group).setProperties(properties).setRetryPolicy(retry.build())
-        .build();
+        .setParameters(parameters(settings.tls())).build();
   }
 
   /** A client for membership changes and group queries: a bounded number of attempts within {@code timeout}. */
-  static RaftClient adminClient(RaftProperties properties, RaftGroup group, Duration timeout) {
+  static RaftClient adminClient(RaftProperties properties, Parameters parameters, RaftGroup group,
+      Duration timeout) {
     int attempts = (int) Math.max(1, timeout.toMillis() / RETRY_PAUSE.toMillis());
-    return RaftClient.newBuilder().setRaftGroup(group).setProperties(properties)
+    return RaftClient.newBuilder().setRaftGroup(group).setProperties(properties).setParameters(parameters)
         .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(attempts, time(RETRY_PAUSE))).build();
   }
 

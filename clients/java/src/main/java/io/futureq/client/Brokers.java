@@ -2,6 +2,7 @@ package io.futureq.client;
 
 import io.futureq.api.grpc.ClusterInfo;
 import io.futureq.api.grpc.Member;
+import io.grpc.ChannelCredentials;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
@@ -26,6 +27,7 @@ final class Brokers {
   static final int MAX_INBOUND_MESSAGE_BYTES = 64 << 20;
 
   private final List<String> seeds;
+  private final ChannelCredentials credentials;
   /** Seeds first, then the members the last discovery found; replaced whole, never edited. */
   private volatile List<String> known;
   private final Map<String, ManagedChannel> channels = new HashMap<>();
@@ -36,9 +38,16 @@ final class Brokers {
   /** Adds the credentials to every call on every channel; null: none. */
   private final BearerToken token;
 
-  Brokers(List<String> seeds, BearerToken token) {
+  /** Plaintext channels without a token. */
+  Brokers(List<String> seeds) {
+    this(seeds, InsecureChannelCredentials.create(), null);
+  }
+
+  /** @param token added to every call on every channel; null: none */
+  Brokers(List<String> seeds, ChannelCredentials credentials, BearerToken token) {
     this.token = token;
     this.seeds = List.copyOf(seeds);
+    this.credentials = credentials;
     this.known = this.seeds;
   }
 
@@ -78,8 +87,7 @@ final class Brokers {
       throw new IllegalStateException("the client is closed");
     }
     return channels.computeIfAbsent(target, t -> {
-      var builder = Grpc.newChannelBuilder(t, InsecureChannelCredentials.create())
-          .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES);
+      var builder = Grpc.newChannelBuilder(t, credentials).maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES);
       if (token != null) {
         builder.intercept(token);
       }

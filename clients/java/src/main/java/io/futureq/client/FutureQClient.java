@@ -24,9 +24,11 @@ import io.futureq.api.grpc.PurgeTopicResponse;
 import io.futureq.api.grpc.RescheduleMessageRequest;
 import io.futureq.api.grpc.RescheduleMessageResponse;
 import java.time.Instant;
+import io.grpc.ChannelCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -69,8 +71,9 @@ public final class FutureQClient implements AutoCloseable {
   });
   private boolean closed;
 
-  private FutureQClient(Builder builder) {
-    this.brokers = new Brokers(builder.targets, builder.token == null ? null : new BearerToken(builder.token));
+  private FutureQClient(Builder builder, ChannelCredentials credentials) {
+    this.brokers = new Brokers(builder.targets, credentials,
+        builder.token == null ? null : new BearerToken(builder.token));
     this.requestTimeout = builder.requestTimeout;
     if (!builder.discoveryInterval.isZero()) {
       timer.scheduleWithFixedDelay(this::discover, 0, builder.discoveryInterval.toMillis(), TimeUnit.MILLISECONDS);
@@ -298,6 +301,7 @@ public final class FutureQClient implements AutoCloseable {
     private Duration requestTimeout = Duration.ofSeconds(30);
     private Duration discoveryInterval = Duration.ofSeconds(30);
     private Supplier<String> token;
+    private ClientTls tls = ClientTls.PLAINTEXT;
 
     /** Adds a broker as {@code host:port}; one member of a cluster is enough, several guard the start. */
     public Builder target(String hostPort) {
@@ -359,11 +363,42 @@ public final class FutureQClient implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Connects with TLS, trusting the JVM's default CAs (unless {@link #trustedCertificates} names others). The
+     * broker's certificate must name the address dialled (DNS or IP subject alternative name).
+     */
+    public Builder tls() {
+      tls = new ClientTls(true, tls.caFile(), tls.certFile(), tls.keyFile());
+      return this;
+    }
+
+    /** Connects with TLS, trusting only the CA certificate(s) in this PEM file. */
+    public Builder trustedCertificates(Path caFile) {
+      Objects.requireNonNull(caFile, "caFile");
+      tls = new ClientTls(true, caFile, tls.certFile(), tls.keyFile());
+      return this;
+    }
+
+    /**
+     * Connects with TLS and presents this client certificate (PEM chain) and its key (PEM, unencrypted PKCS#8), for
+     * a broker that requires client certificates ({@code futureq.security.tls.client-ca-file}).
+     */
+    public Builder clientCertificate(Path certFile, Path keyFile) {
+      Objects.requireNonNull(certFile, "certFile");
+      Objects.requireNonNull(keyFile, "keyFile");
+      tls = new ClientTls(true, tls.caFile(), certFile, keyFile);
+      return this;
+    }
+
+    /**
+     * @throws IllegalStateException without a target
+     * @throws IllegalArgumentException if a TLS file cannot be read
+     */
     public FutureQClient build() {
       if (targets.isEmpty()) {
         throw new IllegalStateException("at least one target (HOST:PORT) is required");
       }
-      return new FutureQClient(this);
+      return new FutureQClient(this, tls.credentials());
     }
   }
 }

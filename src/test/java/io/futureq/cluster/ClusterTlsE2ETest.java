@@ -1,0 +1,77 @@
+package io.futureq.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.futureq.client.FutureQClient;
+import io.futureq.client.FutureQProducer;
+import io.futureq.client.OutgoingMessage;
+import io.futureq.client.ProducerOptions;
+import io.futureq.tls.PemFiles;
+import io.futureq.tls.TestCertificates;
+import io.futureq.tls.TestCertificates.Issued;
+import io.futureq.tls.TlsContexts;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import javax.net.ssl.KeyManager;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.TrustManager;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Three members whose remoting (Artery tls-tcp) and Raft (Ratis gRPC) run over mutual TLS. */
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
+class ClusterTlsE2ETest {
+  @TempDir
+  Path dir;
+
+  @Test
+  void aClusterOverTlsReplicatesAndDeliversOnEveryMember() throws Exception {
+    Issued ca = TestCertificates.authority("cluster-ca");
+    TestCertificates.writePem(dir.resolve("ca.pem"), ca.certificate());
+    // One identity for every member: Pekko requires the members' certificates to share a subject name.
+    Issued member = TestCertificates.leaf(ca, "futureq-cluster", TestCertificates.rsa());
+    member.write(dir.resolve("member.pem"), dir.resolve("member.key"));
+    Map<String, Object> tls = Map.of("futureq.cluster.tls.enabled", true,
+        "futureq.cluster.tls.cert-file", dir.resolve("member.pem").toString(),
+        "futureq.cluster.tls.key-file", dir.resolve("member.key").toString(),
+        "futureq.cluster.tls.ca-file", dir.resolve("ca.pem").toString());
+    try (ClusterNodes cluster = new ClusterNodes(dir, 3, tls, false)) {
+      cluster.startAll();
+      cluster.awaitAllReady(Duration.ofSeconds(90));
+      for (int i = 0; i < cluster.size; i++) {
+        assertEquals("TLSv1.3", raftHandshake(cluster.raftPorts[i], dir), "Raft port of node " + (i + 1));
+      }
+      try (FutureQClient client = ClusterTopics.clientOfAll(cluster)) {
+        FutureQProducer producer = client.producer(ProducerOptions.defaults());
+        // Several topics spread their entities over the members, so deliveries cross remoting.
+        Map<String, Set<String>> received = ClusterTopics.subscribeAndWarm(client, producer, "tls", 4, "g");
+        for (String topic : received.keySet()) {
+          producer.send(OutgoingMessage.to(topic).payload("after").delay(Duration.ofMillis(200)).build())
+              .get(20, TimeUnit.SECONDS);
+        }
+        for (Map.Entry<String, Set<String>> topic : received.entrySet()) {
+          ClusterTopics.awaitReceived(topic.getValue(), Set.of("warm", "after"), Duration.ofSeconds(30),
+              topic.getKey());
+        }
+        assertEquals(3, client.clusterInfo().get(10, TimeUnit.SECONDS).getMembersCount());
+      }
+    }
+  }
+
+  /** The protocol of a TLS handshake with a node's Raft port, as a member (certificate presented). */
+  private static String raftHandshake(int port, Path dir) throws Exception {
+    SSLContext context = SSLContext.getInstance("TLS");
+    context.init(new KeyManager[] {TlsContexts.keyManager(PemFiles.keyAndChain(dir.resolve("member.pem"),
+        dir.resolve("member.key")))}, new TrustManager[] {TlsContexts.trustManager(
+        PemFiles.certificates(dir.resolve("ca.pem")))}, null);
+    try (SSLSocket socket = (SSLSocket) context.getSocketFactory().createSocket("127.0.0.1", port)) {
+      socket.startHandshake();
+      return socket.getSession().getProtocol();
+    }
+  }
+}

@@ -1,0 +1,122 @@
+package io.futureq.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.ConfigFactory;
+import io.futureq.tls.PemFiles;
+import io.futureq.tls.TestCertificates;
+import io.futureq.tls.TestCertificates.Issued;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** TLS settings: what a bad or missing file says at start-up, and which binds TLS makes safe. */
+class TlsSettingsTest {
+  @TempDir
+  static Path dir;
+  static Issued ca;
+
+  @BeforeAll
+  static void certificates() {
+    ca = TestCertificates.authority("settings-ca");
+    TestCertificates.writePem(dir.resolve("ca.pem"), ca.certificate());
+    TestCertificates.leaf(ca, "rsa", TestCertificates.rsa()).write(dir.resolve("rsa.pem"), dir.resolve("rsa.key"));
+    Issued ec = TestCertificates.leaf(ca, "ec", TestCertificates.ec());
+    ec.write(dir.resolve("ec.pem"), dir.resolve("ec.key"));
+  }
+
+  private static BrokerSettings settings(String hocon) {
+    return BrokerSettings.from(BrokerSettings.load(ConfigFactory.parseString(hocon), null, Map.of()));
+  }
+
+  private static String refusal(String hocon) {
+    return assertThrows(SettingsException.class, () -> settings(hocon)).getMessage();
+  }
+
+  private static String apiTls(String cert, String key) {
+    return "futureq.security.tls { enabled = true, cert-file = \"" + dir.resolve(cert) + "\", key-file = \""
+        + dir.resolve(key) + "\" }\n";
+  }
+
+  /** A bind other machines reach needs both TLS and authentication (or allow-insecure). */
+  @Test
+  void aWiderBindNeedsTlsAndAuthentication() {
+    String wide = "futureq.api.host = \"0.0.0.0\"\n";
+    String auth = "futureq.security.auth { enabled = true, access-file = \"/etc/futureq/access\" }\n";
+    BrokerSettings s = settings(wide + apiTls("rsa.pem", "rsa.key") + auth);
+    assertTrue(s.security().tls().enabled() && s.security().auth().enabled());
+    String neither = refusal(wide);
+    assertTrue(neither.contains("futureq.api.host") && neither.contains("futureq.security.tls.enabled = false")
+        && neither.contains("futureq.security.auth.enabled = false")
+        && neither.contains("futureq.security.allow-insecure = true"), neither);
+    String tlsOnly = refusal(wide + apiTls("rsa.pem", "rsa.key"));
+    assertTrue(tlsOnly.contains("futureq.security.auth.enabled = false") && !tlsOnly.contains("tls.enabled = false"),
+        tlsOnly);
+    String authOnly = refusal(wide + auth);
+    assertTrue(authOnly.contains("futureq.security.tls.enabled = false") && !authOnly.contains("auth.enabled = false"),
+        authOnly);
+  }
+
+  @Test
+  void tlsWithoutFilesNamesTheMissingSettings() {
+    String refused = refusal("futureq.security.tls.enabled = true");
+    assertTrue(refused.contains("futureq.security.tls.cert-file: must name a PEM certificate file"), refused);
+    assertTrue(refused.contains("futureq.security.tls.key-file: must name a PEM private key file"), refused);
+  }
+
+  @Test
+  void aMissingFileNamesItsSettingAndPath() {
+    String refused = refusal(apiTls("nope.pem", "rsa.key"));
+    assertTrue(refused.contains("futureq.security.tls.cert-file: " + dir.resolve("nope.pem") + ": no such file"),
+        refused);
+    refused = refusal(apiTls("rsa.pem", "rsa.key") + "futureq.security.tls.client-ca-file = \""
+        + dir.resolve("missing-ca.pem") + "\"");
+    assertTrue(refused.contains("futureq.security.tls.client-ca-file: " + dir.resolve("missing-ca.pem")), refused);
+  }
+
+  @Test
+  void aKeyOfAnotherCertificateOrNoKeyAtAllIsRefused() {
+    String refused = refusal(apiTls("rsa.pem", "ec.key"));
+    assertTrue(refused.contains("futureq.security.tls.key-file: " + dir.resolve("ec.key")
+        + ": does not belong to the first certificate of " + dir.resolve("rsa.pem")), refused);
+    refused = refusal(apiTls("rsa.pem", "rsa.pem"));
+    assertTrue(refused.contains("futureq.security.tls.key-file: " + dir.resolve("rsa.pem")
+        + ": holds no PEM private key"), refused);
+    refused = refusal(apiTls("rsa.key", "rsa.key"));
+    assertTrue(refused.contains("futureq.security.tls.cert-file: " + dir.resolve("rsa.key")), refused);
+  }
+
+  @Test
+  void clusterTlsNeedsAnRsaKeyAndItsCa() {
+    String prefix = "futureq.cluster.tls { enabled = true, cert-file = \"" + dir.resolve("ec.pem")
+        + "\", key-file = \"" + dir.resolve("ec.key") + "\" }\n";
+    String refused = refusal(prefix);
+    assertTrue(refused.contains("futureq.cluster.tls.ca-file: must name the PEM certificate of the CA"), refused);
+    refused = refusal(prefix + "futureq.cluster.tls.ca-file = \"" + dir.resolve("ca.pem") + "\"");
+    assertTrue(refused.contains("futureq.cluster.tls.key-file: " + dir.resolve("ec.key") + ": must be an RSA key"),
+        refused);
+    BrokerSettings ok = settings("futureq.cluster.tls { enabled = true, cert-file = \"" + dir.resolve("rsa.pem")
+        + "\", key-file = \"" + dir.resolve("rsa.key") + "\", ca-file = \"" + dir.resolve("ca.pem") + "\" }");
+    assertTrue(ok.cluster().tls().enabled());
+  }
+
+  @Test
+  void keysReadInEachPemFormOperatorsHave() throws Exception {
+    var rsa = TestCertificates.rsa();
+    TestCertificates.writeTraditional(dir.resolve("pkcs1.key"), rsa);
+    assertTrue(Files.readString(dir.resolve("pkcs1.key")).startsWith("-----BEGIN RSA PRIVATE KEY-----"));
+    assertEquals(rsa.getPrivate(), PemFiles.privateKey(dir.resolve("pkcs1.key")));
+    var ec = TestCertificates.ec();
+    TestCertificates.writeTraditional(dir.resolve("sec1.key"), ec);
+    assertTrue(Files.readString(dir.resolve("sec1.key")).startsWith("-----BEGIN EC PRIVATE KEY-----"));
+    assertEquals("EC", PemFiles.privateKey(dir.resolve("sec1.key")).getAlgorithm());
+    TestCertificates.writePkcs8(dir.resolve("pkcs8.key"), ec);
+    assertTrue(Files.readString(dir.resolve("pkcs8.key")).startsWith("-----BEGIN PRIVATE KEY-----"));
+    assertEquals(ec.getPrivate(), PemFiles.privateKey(dir.resolve("pkcs8.key")));
+  }
+}
