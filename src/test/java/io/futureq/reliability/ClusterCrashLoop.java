@@ -19,8 +19,9 @@ import java.util.Set;
  * through one client given the three nodes, so it fails over), a random node, leader or follower,
  * gets SIGKILL (then is started again on its data directories) or SIGSTOP (then SIGCONT 1.5-4 s
  * later). After the last round the workload drains and checks its guarantees; then, once every
- * node has applied what the leader committed, the three are stopped with SIGTERM (each must exit 0)
- * and their stores are compared offline ({@link StoreDigest}): they must be identical.
+ * node has applied what the leader committed, the three are frozen together and their stores
+ * digested read-only ({@link StoreDigest}): they must be identical; then each is stopped with SIGTERM
+ * and must exit 0.
  *
  * <p>A killed node's store is read between its kill and its restart ({@link StorageProbe}): an ack
  * applied on any replica is committed, so a later delivery of that message to that group, from
@@ -153,13 +154,31 @@ public final class ClusterCrashLoop {
   }
 
   /**
-   * Waits until every node has applied the leader's commit index, stops the three with SIGTERM, and
-   * compares their stores: replicas whose digests differ in any column family, and nodes that did
-   * not exit 0, are violations.
+   * Waits until every node has applied the leader's commit index, freezes the three at once
+   * (SIGSTOP: a node shutting down first would let the two others commit more, such as the
+   * sharding coordinator's journal entries, and the stores would differ by lag, not divergence),
+   * digests their stores read-only ({@link StoreDigest}; the frozen processes write nothing), then
+   * continues them and stops them with SIGTERM. Column families whose digests differ between
+   * replicas, replicas not caught up, and nodes that do not exit 0 are violations.
    */
   static void compareReplicas(List<ClusterMember> nodes, Map<String, Long> violations, List<String> notes)
       throws Exception {
     boolean caughtUp = awaitCaughtUp(nodes, Duration.ofSeconds(60), notes);
+    for (ClusterMember n : nodes) {
+      n.signal("STOP");
+    }
+    List<Map<String, String>> digests = new ArrayList<>();
+    try {
+      for (ClusterMember n : nodes) {
+        Map<String, String> d = StoreDigest.of(n.store);
+        digests.add(d);
+        notes.add(n.nodeId + " store: " + d);
+      }
+    } finally {
+      for (ClusterMember n : nodes) {
+        n.signal("CONT");
+      }
+    }
     long unclean = 0;
     for (ClusterMember n : nodes) {
       int status = n.terminate();
@@ -167,12 +186,6 @@ public final class ClusterCrashLoop {
         unclean++;
         notes.add(n.nodeId + " exited with " + status + " after SIGTERM");
       }
-    }
-    List<Map<String, String>> digests = new ArrayList<>();
-    for (ClusterMember n : nodes) {
-      Map<String, String> d = StoreDigest.of(n.store);
-      digests.add(d);
-      notes.add(n.nodeId + " store: " + d);
     }
     long differing = 0;
     for (String family : digests.get(0).keySet()) {

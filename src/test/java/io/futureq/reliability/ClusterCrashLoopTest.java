@@ -17,7 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
  * resurrected, and the three replicas' stores are identical at the end. {@code
  * scripts/cluster-crash-loop.sh ROUNDS} runs longer ones.
  */
-@Timeout(value = 240, unit = TimeUnit.SECONDS)
+@Timeout(value = 600, unit = TimeUnit.SECONDS)
 class ClusterCrashLoopTest {
   @TempDir
   Path dir;

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * acked and deleted is delivered again, nothing is early, and the three replicas' stores are
  * identical once caught up. Skips where namespaces cannot be made (not root, no {@code ip}).
  */
-@Timeout(value = 240, unit = TimeUnit.SECONDS)
+@Timeout(value = 420, unit = TimeUnit.SECONDS)
 class PartitionTest {
   /** Each node is alone in its namespace, so all three use the same ports (from this worktree's range). */
   private static final ClusterMember.Ports PORTS = new ClusterMember.Ports(23000, 23001, 23002, 23003);
