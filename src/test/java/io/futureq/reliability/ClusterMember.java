@@ -202,9 +202,13 @@ final class ClusterMember implements AutoCloseable {
         .requestTimeout(Duration.ofSeconds(5)).build()) {
       return admin.clusterInfo().get(10, TimeUnit.SECONDS).getRaft();
     } catch (Exception e) {
+      lastRaftError = e.toString();
       return null;
     }
   }
+
+  /** Why the last {@link #raft()} returned null. */
+  volatile String lastRaftError = "";
 
   /** SIGTERM, waits for the exit; returns its status (0 for a clean shutdown), or -1 if it had to be killed. */
   synchronized int terminate() throws InterruptedException {

@@ -76,6 +76,7 @@ class PartitionTest {
         CrashLoop.awaitFirstAnswer(workload, readyAt);
         Thread.sleep(3000);
         int leader = leaderOf(nodes);
+        notes.add("the topic was hosted by " + ClusterCrashLoop.topicHost(admin) + " before the cut");
         long answeredBefore = workload.answered();
         long cutAt = System.currentTimeMillis();
         net.cut(leader);
@@ -110,13 +111,21 @@ class PartitionTest {
     assertTrue(report.ok(), figures);
   }
 
-  private static int leaderOf(List<ClusterMember> nodes) {
-    for (ClusterMember n : nodes) {
-      RaftInfo info = n.raft();
-      if (info != null && info.getRole().equals("LEADER")) {
-        return n.index;
+  /** The node that says it is the Raft leader; asks for up to 60 s (an election may be under way). */
+  private static int leaderOf(List<ClusterMember> nodes) throws InterruptedException {
+    long until = System.currentTimeMillis() + 60_000;
+    List<String> seen = new ArrayList<>();
+    while (System.currentTimeMillis() < until) {
+      seen.clear();
+      for (ClusterMember n : nodes) {
+        RaftInfo info = n.raft();
+        if (info != null && info.getRole().equals("LEADER")) {
+          return n.index;
+        }
+        seen.add(n.nodeId + ": " + (info == null ? n.lastRaftError : info.getRole()));
       }
+      Thread.sleep(500);
     }
-    throw new AssertionError("no node says it is the Raft leader");
+    throw new AssertionError("no node says it is the Raft leader: " + seen);
   }
 }
