@@ -75,8 +75,13 @@ final class Workload {
    * timeout (2 s) or nack delay, so a bound of 3 s still catches them.
    */
   static final long TRANSIT_MS = 3000;
-  /** A key of a message acked by both groups is free within this (no disruption in between), else a violation. */
-  static final long KEY_FREE_MS = 3000;
+  /**
+   * A key of a message acked by both groups is free within this (no disruption in between), else a
+   * violation. Generous: on the loaded 2-core machine one ack took 3.1 s to become durable. With the
+   * loops' 50 ms delete-batch-interval this catches a key held for good, not one held until the next
+   * delete batch (issue 9 #9, which {@code KeyReuseE2ETest} covers with a 30 s interval).
+   */
+  static final long KEY_FREE_MS = 10_000;
 
   enum Kind { PLAIN, NACKED, TTL, CANCEL_PENDING, CANCEL_IN_FLIGHT, REUSE_AFTER_ACK, REUSED }
 
