@@ -100,7 +100,7 @@ public final class ClusterCrashLoop {
           Thread.sleep(1000 + random.nextInt(2001));
           ClusterMember victim = nodes.get(random.nextInt(3));
           boolean kill = random.nextBoolean();
-          String role = roleOf(victim, nodes);
+          String role = roleOf(victim);
           if (victim.nodeId.equals(topicHost(admin))) {
             role += ", hosting the topic";
           }
@@ -252,7 +252,7 @@ public final class ClusterCrashLoop {
   }
 
   /** LEADER or FOLLOWER, as the victim itself says (asked just before the action). */
-  private static String roleOf(ClusterMember victim, List<ClusterMember> nodes) {
+  private static String roleOf(ClusterMember victim) {
     RaftInfo info = victim.raft();
     return info == null ? "unknown role" : info.getRole().toLowerCase(java.util.Locale.ROOT);
   }
