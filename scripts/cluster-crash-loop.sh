@@ -4,11 +4,12 @@
 # continued 1.5-4 s later, at a random moment under QUORUM publishes and acking consumers (two
 # groups and a universal subscriber; nacks, TTLs, cancels, key reuse). At the end it checks that
 # nothing acked was lost, early or resurrected, and that the three replicas' stores are identical
-# (stopped cleanly once caught up, digested offline). Same logic as ClusterCrashLoopTest (3 rounds
-# in CI), in io.futureq.reliability.ClusterCrashLoop. See docs/reliability.md.
+# (frozen together once caught up, digested read-only, then stopped with SIGTERM: each must exit 0).
+# Same logic as ClusterCrashLoopTest (3 rounds in CI), in io.futureq.reliability.ClusterCrashLoop.
+# See docs/reliability.md.
 #
 # Usage: scripts/cluster-crash-loop.sh ROUNDS [DIR] [--rate N] [--seed S]
-#   ROUNDS    disruption rounds (about 10-25 s each)
+#   ROUNDS    disruption rounds (5-10 s each with SIGSTOP, up to a minute with SIGKILL on a busy machine)
 #   DIR       work directory: node-N.conf, node-N/{store,raft}, node-N-I.log, cluster-crash-loop.journal,
 #             cluster-crash-loop.report, publishes.csv, deliveries.csv, disruptions.csv
 #             (default: a new directory under /tmp)
