@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Long crash-loop runs: a real broker process is SIGKILLed at a random moment of every round and
 # restarted on the same data directory and ports, under steady publishing (ack level QUORUM) and
-# consuming; at the end it checks that no acked message was lost, delivered early, resurrected
-# after its ack was durable, or given a reused id. Same logic as CrashLoopTest (10 rounds in CI),
+# consuming by two groups and a universal subscriber, with delayed nacks, TTLs, cancels (pending and
+# in flight) and keys reused after ack and after expiry; at the end it checks that no acked message
+# was lost, delivered early, resurrected after its ack was durable or its key was stored again,
+# delivered after its cancel or expiry, or given a reused id. Same logic as CrashLoopTest (5 rounds in CI),
 # in io.futureq.reliability.CrashLoop. See docs/reliability.md.
 #
 # Usage: scripts/crash-loop.sh ROUNDS [DIR] [--rate N] [--seed S] [--launcher CMD]
 #   ROUNDS          kill-and-restart rounds (about 5-15 s each)
 #   DIR             work directory: broker.conf, data/, broker-N.log, crash-loop.journal,
-#                   crash-loop.report (default: a new directory under /tmp)
+#                   crash-loop.report, publishes.csv, deliveries.csv, disruptions.csv
+#                   (default: a new directory under /tmp)
 #   --rate N        messages published per second (default 100)
 #   --seed S        seed for delays and kill moments (printed by every run)
 #   --launcher CMD  command that runs the CLI, e.g. "$PWD/bin/futureq" (it builds target/ when

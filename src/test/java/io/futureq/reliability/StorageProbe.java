@@ -16,12 +16,16 @@ import org.rocksdb.RocksDB;
 
 /**
  * Reads a dead broker's data directory (read-only, after its SIGKILL and before its restart) to
- * tell which messages a group's acks had made durable: the message is gone from the messages
- * column family, or the group's ack mark is in the index. This is what the restarted broker
- * recovers, so a later delivery of such a message is a resurrection, exactly.
+ * tell which messages a group's acks had made durable: the group's ack mark is in the index, or the
+ * message is gone from the messages column family although the store has applied the entry that
+ * stored it (its {@code next-event-id} is past the message's event id: a lagging cluster replica
+ * that never stored it proves nothing). This is what the restarted broker recovers (and, on a
+ * cluster replica, what was committed), so a later delivery of such a message is a resurrection,
+ * exactly.
  *
  * <p>White box: it knows the column families of {@code RocksStore} and the key layout of
- * {@link StorageKeys}; change it with them.
+ * {@link StorageKeys}, and the {@code next-event-id} META key of {@code BrokerStateMachine}; change it
+ * with them.
  */
 final class StorageProbe {
   static {
@@ -43,9 +47,12 @@ final class StorageProbe {
       try {
         ColumnFamilyHandle messages = handles.get(1);
         ColumnFamilyHandle index = handles.get(2);
+        byte[] next = db.get(handles.get(0), "next-event-id".getBytes(StandardCharsets.UTF_8));
+        long nextEventId = next == null ? 0 : java.nio.ByteBuffer.wrap(next).getLong();
         for (String id : messageIds) {
           byte[] key = MessageIds.storageKey(topic, id);
-          if (db.get(messages, key) == null || db.get(index, StorageKeys.ackMark(key, group)) != null) {
+          boolean applied = StorageKeys.eventIdOf(key) < nextEventId;
+          if ((applied && db.get(messages, key) == null) || db.get(index, StorageKeys.ackMark(key, group)) != null) {
             done.add(id);
           }
         }

@@ -1,0 +1,306 @@
+package io.futureq.reliability;
+
+import io.futureq.api.grpc.RaftInfo;
+import io.futureq.client.FutureQClient;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+
+/**
+ * The cluster crash loop: three real broker processes in cluster mode ({@link ClusterMember}); each
+ * round, at a random moment under the {@link Workload} (QUORUM publishes, acking consumers, all
+ * through one client given the three nodes, so it fails over), a random node, leader or follower,
+ * gets SIGKILL (then is started again on its data directories) or SIGSTOP (then SIGCONT 1.5-4 s
+ * later). After the last round the workload drains and checks its guarantees; then, once every
+ * node has applied what the leader committed, the three are frozen together and their stores
+ * digested read-only ({@link StoreDigest}): they must be identical; then each is stopped with SIGTERM
+ * and must exit 0.
+ *
+ * <p>A killed node's store is read between its kill and its restart ({@link StorageProbe}): an ack
+ * applied on any replica is committed, so a later delivery of that message to that group, from
+ * whichever node hosts the topic, is a resurrection.
+ *
+ * <p>Used by {@code ClusterCrashLoopTest} (3 rounds) and {@code scripts/cluster-crash-loop.sh}.
+ */
+public final class ClusterCrashLoop {
+  private static final Duration START = Duration.ofSeconds(120);
+
+  /**
+   * @param rounds disruption rounds
+   * @param workDir configs, data directories and one log per node incarnation go here
+   * @param ratePerSecond messages published per second
+   * @param seed for the workload, the nodes, the actions and their moments
+   */
+  public record Options(int rounds, Path workDir, int ratePerSecond, long seed) {
+    public static Options of(int rounds, Path workDir) {
+      return new Options(rounds, workDir, 50, System.nanoTime());
+    }
+  }
+
+  static final long IN_FLIGHT_TIMEOUT_MS = 2000;
+  static final String EXTRA_CONFIG = String.join("\n",
+      "futureq.group.in-flight-timeout = " + IN_FLIGHT_TIMEOUT_MS + "ms",
+      "futureq.topic.delete-batch-interval = 50ms");
+
+  private final Options options;
+  private final Random random;
+  private final StringBuilder journal = new StringBuilder();
+
+  private ClusterCrashLoop(Options options) {
+    this.options = options;
+    this.random = new Random(options.seed() + 11);
+  }
+
+  static Workload.Report run(Options options) throws Exception {
+    return new ClusterCrashLoop(options).run();
+  }
+
+  private Workload.Report run() throws Exception {
+    long begin = System.currentTimeMillis();
+    Files.createDirectories(options.workDir());
+    int[] free = ClusterMember.distinctFreePorts(12);
+    String[] hosts = {"127.0.0.1", "127.0.0.1", "127.0.0.1"};
+    ClusterMember.Ports[] ports = new ClusterMember.Ports[3];
+    for (int i = 0; i < 3; i++) {
+      ports[i] = new ClusterMember.Ports(free[4 * i], free[4 * i + 1], free[4 * i + 2], free[4 * i + 3]);
+    }
+    List<ClusterMember> nodes = ClusterMember.create(options.workDir(), hosts, ports, EXTRA_CONFIG,
+        List.of(List.of(), List.of(), List.of()));
+    say("work dir " + options.workDir() + ", seed " + options.seed() + ", gRPC "
+        + nodes.stream().map(ClusterMember::grpcTarget).toList());
+    Workload workload = new Workload(new Workload.Options(options.seed(), options.ratePerSecond(), 3000,
+        IN_FLIGHT_TIMEOUT_MS), this::say);
+    Map<String, Long> violations = new LinkedHashMap<>();
+    List<String> notes = new ArrayList<>();
+    int survived = 0;
+    try {
+      for (ClusterMember n : nodes) {
+        n.launch();
+      }
+      for (ClusterMember n : nodes) {
+        n.awaitReady(START);
+      }
+      long readyAt = System.currentTimeMillis();
+      FutureQClient.Builder builder = FutureQClient.builder().requestTimeout(Duration.ofSeconds(10));
+      nodes.forEach(n -> builder.target(n.grpcTarget()));
+      FutureQClient.Builder adminBuilder = FutureQClient.builder();
+      nodes.forEach(n -> adminBuilder.target(n.grpcTarget()));
+      Map<String, Integer> actions = new HashMap<>();
+      try (FutureQClient client = builder.build(); FutureQClient admin = adminBuilder.build()) {
+        workload.start(client, admin);
+        for (int round = 1; round <= options.rounds(); round++) {
+          long roundStart = CrashLoop.awaitFirstAnswer(workload, readyAt);
+          Thread.sleep(1000 + random.nextInt(2001));
+          ClusterMember victim = nodes.get(random.nextInt(3));
+          boolean kill = random.nextBoolean();
+          String role = roleOf(victim);
+          if (victim.nodeId.equals(topicHost(admin))) {
+            role += ", hosting the topic";
+          }
+          long pid = victim.pid();
+          long start = System.currentTimeMillis();
+          String what;
+          if (kill) {
+            victim.kill();
+            int index = workload.disruptionCount();
+            for (String group : Workload.GROUPS) {
+              Set<String> candidates = workload.probeCandidates(group, start);
+              workload.durablyAcked(group, StorageProbe.durablyAcked(victim.store, Workload.TOPIC, group,
+                  candidates), index);
+            }
+            victim.launch();
+            victim.awaitReady(START);
+            what = "SIGKILL " + victim.nodeId + " (" + role + ")";
+          } else {
+            victim.signal("STOP");
+            Thread.sleep(1500 + random.nextInt(2501));
+            victim.signal("CONT");
+            victim.awaitReady(START);
+            what = "SIGSTOP " + victim.nodeId + " (" + role + ")";
+          }
+          readyAt = System.currentTimeMillis();
+          // an ack applied on any replica is committed: deliveries after the kill (and any already on
+          // the wire, TRANSIT_MS) must not bring it back, whichever node sends them
+          workload.disrupted(new Workload.Disruption(what, start, start + Workload.TRANSIT_MS, readyAt));
+          actions.merge((kill ? "SIGKILL " : "SIGSTOP ") + role, 1, Integer::sum);
+          survived = round;
+          say(String.format("round %d/%d: %s pid %d %d ms into the round; answered %d, delivered %d; ready again "
+              + "after %.1f s", round, options.rounds(), what, pid, start - roundStart, workload.answered(),
+              workload.deliveries(), (readyAt - start) / 1000.0));
+        }
+        CrashLoop.awaitFirstAnswer(workload, readyAt);
+        Thread.sleep(1000);
+        workload.finish(admin);
+      }
+      notes.add("actions: " + actions);
+      compareReplicas(nodes, violations, notes);
+    } catch (Throwable t) {
+      StringBuilder tails = new StringBuilder();
+      nodes.forEach(n -> tails.append("\n--- ").append(n.nodeId).append(":\n").append(n.tail(40)));
+      say("FAILED: " + t + tails);
+      throw t;
+    } finally {
+      workload.stop();
+      nodes.forEach(ClusterMember::close);
+      Files.writeString(options.workDir().resolve("cluster-crash-loop.journal"), journal.toString());
+      workload.dump(options.workDir());
+    }
+    return workload.analyze("cluster crash loop", survived, begin, Workload.brokerLogSummary(options.workDir()),
+        notes, violations);
+  }
+
+  /**
+   * Waits until every node has applied what the others have, freezes the three at once
+   * (SIGSTOP: a node shutting down first would let the two others commit more, such as the
+   * sharding coordinator's journal entries, and the stores would differ by lag, not divergence),
+   * digests their stores read-only ({@link StoreDigest}; the frozen processes write nothing), then
+   * continues them and stops them with SIGTERM. Column families whose digests differ between
+   * replicas, replicas not caught up, and nodes that do not exit 0 are violations.
+   */
+  static void compareReplicas(List<ClusterMember> nodes, Map<String, Long> violations, List<String> notes)
+      throws Exception {
+    boolean caughtUp = awaitCaughtUp(nodes, Duration.ofSeconds(60), notes);
+    for (ClusterMember n : nodes) {
+      n.signal("STOP");
+    }
+    List<Map<String, String>> digests = new ArrayList<>();
+    try {
+      for (ClusterMember n : nodes) {
+        Map<String, String> d = StoreDigest.of(n.store);
+        digests.add(d);
+        notes.add(n.nodeId + " store: " + d);
+      }
+    } finally {
+      for (ClusterMember n : nodes) {
+        n.signal("CONT");
+      }
+    }
+    long unclean = 0;
+    for (ClusterMember n : nodes) {
+      int status = n.terminate();
+      if (status != 0) {
+        unclean++;
+        notes.add(n.nodeId + " exited with " + status + " after SIGTERM");
+      }
+    }
+    long differing = 0;
+    for (String family : digests.get(0).keySet()) {
+      if (!digests.stream().allMatch(d -> d.get(family).equals(digests.get(0).get(family)))) {
+        differing++;
+      }
+    }
+    violations.put("replicas not caught up within 60 s of the drain", caughtUp ? 0L : 1L);
+    violations.put("replicas differ: column families whose digests differ", differing);
+    violations.put("nodes that did not exit 0 after SIGTERM", unclean);
+  }
+
+  /**
+   * True once the three nodes report the same commit index and the same applied index, twice in a
+   * row 500 ms apart. (The applied index can stay one below the commit index for good: the last
+   * committed entry may be the new leader's no-op, which reaches no state machine.)
+   */
+  private static boolean awaitCaughtUp(List<ClusterMember> nodes, Duration within, List<String> notes)
+      throws InterruptedException {
+    long until = System.currentTimeMillis() + within.toMillis();
+    int stable = 0;
+    List<String> last = List.of();
+    while (System.currentTimeMillis() < until) {
+      List<String> seen = new ArrayList<>();
+      Set<Long> commits = new java.util.HashSet<>();
+      Set<Long> applied = new java.util.HashSet<>();
+      boolean all = true;
+      for (ClusterMember n : nodes) {
+        RaftInfo info = n.raft();
+        if (info == null) {
+          all = false;
+          seen.add(n.nodeId + ": no answer");
+          continue;
+        }
+        seen.add(n.nodeId + " " + info.getRole() + " commit " + info.getCommitIndex() + " applied "
+            + info.getAppliedIndex());
+        commits.add(info.getCommitIndex());
+        applied.add(info.getAppliedIndex());
+      }
+      boolean equal = all && commits.size() == 1 && applied.size() == 1;
+      stable = equal && seen.equals(last) ? stable + 1 : equal ? 1 : 0;
+      last = seen;
+      if (stable >= 2) {
+        notes.add("caught up: " + seen);
+        return true;
+      }
+      Thread.sleep(500);
+    }
+    notes.add("NOT caught up: " + last);
+    return false;
+  }
+
+  /** The node the topic's entity runs on, as the cluster says, or "" if it does not answer. */
+  static String topicHost(FutureQClient admin) {
+    try {
+      return admin.clusterInfo().get(10, java.util.concurrent.TimeUnit.SECONDS).getMembersList().stream()
+          .filter(m -> m.getTopicsList().contains(Workload.TOPIC)).map(m -> m.getNodeId()).findFirst().orElse("");
+    } catch (Exception e) {
+      return "";
+    }
+  }
+
+  /** LEADER or FOLLOWER, as the victim itself says (asked just before the action). */
+  private static String roleOf(ClusterMember victim) {
+    RaftInfo info = victim.raft();
+    return info == null ? "unknown role" : info.getRole().toLowerCase(java.util.Locale.ROOT);
+  }
+
+  private void say(String line) {
+    String stamped = java.time.LocalTime.now() + " " + line;
+    System.out.println("[cluster-crash-loop] " + stamped);
+    synchronized (journal) {
+      journal.append(stamped).append('\n');
+    }
+  }
+
+  /**
+   * {@code ClusterCrashLoop ROUNDS DIR [--rate N] [--seed S]}: runs the loop, prints the figures,
+   * exits 0 if no guarantee was violated, 1 otherwise, 2 on bad arguments.
+   */
+  public static void main(String[] args) {
+    Options options = null;
+    try {
+      if (args.length < 2 || args.length % 2 != 0) {
+        throw new IllegalArgumentException("expected ROUNDS DIR and option pairs");
+      }
+      options = Options.of(Integer.parseInt(args[0]), Path.of(args[1]).toAbsolutePath());
+      for (int i = 2; i + 1 < args.length; i += 2) {
+        switch (args[i]) {
+          case "--rate" -> options = new Options(options.rounds(), options.workDir(), Integer.parseInt(args[i + 1]),
+              options.seed());
+          case "--seed" -> options = new Options(options.rounds(), options.workDir(), options.ratePerSecond(),
+              Long.parseLong(args[i + 1]));
+          default -> throw new IllegalArgumentException("unknown option " + args[i]);
+        }
+      }
+    } catch (IllegalArgumentException e) {
+      System.err.println("ClusterCrashLoop: " + e.getMessage()
+          + "\nusage: ClusterCrashLoop ROUNDS DIR [--rate N] [--seed S]");
+      System.exit(2);
+    }
+    int status;
+    try {
+      Workload.Report report = run(options);
+      System.out.print(report.format());
+      Files.writeString(options.workDir().resolve("cluster-crash-loop.report"), report.format());
+      status = report.ok() ? 0 : 1;
+    } catch (Throwable t) {
+      System.err.println("ClusterCrashLoop failed: " + t);
+      t.printStackTrace();
+      status = 1;
+    }
+    System.exit(status);
+  }
+}
