@@ -88,6 +88,12 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
 
   private record RequeueDue() implements Command {}
 
+  /** Time to ask again whether this replica is current (also used by {@link UniversalFanout}). */
+  record ReplicaRecheck() implements Command {}
+
+  /** How often a group whose replica is not current asks again. */
+  static final Duration REPLICA_RECHECK = Duration.ofMillis(50);
+
   public static Behavior<Command> create(GroupContext context, byte[] startAfter) {
     return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> new ConsumerGroup(ctx, timers, context, startAfter)));
   }
@@ -133,6 +139,7 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
         .onMessage(Wake.class, this::onWake)
         .onMessage(InFlightDue.class, this::onInFlightDue)
         .onMessage(RequeueDue.class, this::onRequeueDue)
+        .onMessage(ReplicaRecheck.class, r -> pump())
         .onSignal(PostStop.class, s -> onPostStop())
         .build();
   }
@@ -314,6 +321,12 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
 
   /** Hands ready messages to consumers with credit, then reads more if the buffer runs low. */
   private Behavior<Command> pump() {
+    if (!gc.eventLog().current()) {
+      // This replica lost touch with the Raft group (paused, cut off): it may be missing committed
+      // cancels and acks, so nothing is delivered from it until it has caught up.
+      timers.startSingleTimer("replica-recheck", new ReplicaRecheck(), REPLICA_RECHECK);
+      return this;
+    }
     Instant clock = Instant.now();
     long now = clock.toEpochMilli();
     long nowUs = DeliveryLateness.epochMicros(clock);

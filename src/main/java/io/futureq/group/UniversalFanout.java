@@ -68,6 +68,7 @@ public final class UniversalFanout extends AbstractBehavior<ConsumerGroup.Comman
           return pump();
         })
         .onMessage(ConsumerGroup.InFlightDue.class, this::onInFlightDue)
+        .onMessage(ConsumerGroup.ReplicaRecheck.class, r -> pump())
         .onSignal(PostStop.class, s -> {
           feed.stop();
           return this;
@@ -163,6 +164,11 @@ public final class UniversalFanout extends AbstractBehavior<ConsumerGroup.Comman
 
   /** Copies each ready message to every subscriber with credit, then reads more if the buffer runs low. */
   private Behavior<ConsumerGroup.Command> pump() {
+    if (!gc.eventLog().current()) {
+      // As in ConsumerGroup: a replica that lost touch with the Raft group delivers nothing until current.
+      timers.startSingleTimer(new ConsumerGroup.ReplicaRecheck(), ConsumerGroup.REPLICA_RECHECK);
+      return this;
+    }
     Instant clock = Instant.now();
     long now = clock.toEpochMilli();
     long nowUs = DeliveryLateness.epochMicros(clock);

@@ -44,6 +44,15 @@ public interface EventLog extends AutoCloseable {
             + ")")));
   }
 
+  /**
+   * Whether this replica's store may be delivered from now. A clustered replica that lost contact with
+   * the rest of the group (paused, cut off) may be missing committed cancels and acks; until it has
+   * caught up again its topics hold their deliveries. Always true for a log without replicas.
+   */
+  default boolean current() {
+    return true;
+  }
+
   /** Commits everything accepted so far, then stops; later appends fail. */
   @Override
   void close();

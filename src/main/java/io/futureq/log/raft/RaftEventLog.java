@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 import java.util.function.Supplier;
@@ -47,6 +48,10 @@ public final class RaftEventLog implements EventLog {
   private final RatisStateMachine stateMachine;
   private final EntryCommitter committer;
   private final Membership membership;
+  private final ReplicaLease lease;
+  /** An empty journal write: applied in log order, it changes nothing and says where the log is. */
+  private static final LogCommand BARRIER = LogCommand.newBuilder()
+      .setJournalWrite(io.futureq.log.proto.JournalWrite.getDefaultInstance()).build();
   private volatile boolean closed;
 
   private RaftEventLog(RaftSettings settings, RaftServer server, RatisStateMachine stateMachine,
@@ -56,6 +61,9 @@ public final class RaftEventLog implements EventLog {
     this.stateMachine = stateMachine;
     this.committer = committer;
     this.membership = membership;
+    this.lease = new ReplicaLease(server, settings.electionTimeout(), () -> committer.append(BARRIER)
+        .thenCompose(result -> stateMachine.whenApplied(((CommandResult.JournalWritten) result).logIndex()))
+        .toCompletableFuture().orTimeout(settings.requestTimeout().toMillis(), TimeUnit.MILLISECONDS));
   }
 
   /**
@@ -127,6 +135,16 @@ public final class RaftEventLog implements EventLog {
     return stateMachine.whenApplied(index);
   }
 
+  /**
+   * False while this replica has not heard from the leader (as leader: from a majority) within the
+   * election timeout, and after such a lapse until it applied what it then learnt was committed; see
+   * {@link ReplicaLease}.
+   */
+  @Override
+  public boolean current() {
+    return lease.current();
+  }
+
   /** What this node knows of the group now; {@link RaftStatus.Role#STOPPED} once closed or failed. */
   /**
    * Whether this replica follows a known leader and has applied every entry it knows to be
@@ -184,6 +202,7 @@ public final class RaftEventLog implements EventLog {
       return;
     }
     closed = true;
+    lease.close();
     try {
       committer.close();
       membership.close();
