@@ -2,6 +2,10 @@ package io.futureq.journal;
 
 import io.futureq.log.CommandResult;
 import io.futureq.log.EventLog;
+import io.futureq.log.LogClosedException;
+import io.futureq.log.LogOverloadedException;
+import io.futureq.log.LogRejectedException;
+import io.futureq.storage.StorageException;
 import io.futureq.log.leader.LogLeader;
 import io.futureq.log.proto.LeaderEntry;
 import io.futureq.log.proto.LogCommand;
@@ -15,7 +19,7 @@ import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * The journal's special case for {@link LogLeader}: its event is a log entry, so it is appended to the log as one
- * {@code LeaderEntry} under the event's sequence number and stored nowhere else. The state machine keeps the
+ * {@code LeaderEntry} under the event's leader sequence number and stored nowhere else. The state machine keeps the
  * highest applied sequence number as replicated state; that is all a leader's recovery reads.
  */
 final class LeaderEntries {
@@ -39,7 +43,7 @@ final class LeaderEntries {
     PersistentRepr repr = reprs.get(0);
     LogLeader.EntryPersisted event = (LogLeader.EntryPersisted) repr.payload();
     LogCommand command = LogCommand.newBuilder().setLeaderEntry(LeaderEntry.newBuilder()
-        .setSequenceNr(repr.sequenceNr()).addAllCommands(event.commands().getCommandsList())).build();
+        .setSequenceNr(event.leaderSequenceNr()).addAllCommands(event.commands().getCommandsList())).build();
     CompletionStage<CommandResult> appended;
     try {
       appended = log.append(command);
@@ -51,12 +55,26 @@ final class LeaderEntries {
         Throwable cause = failure instanceof CompletionException && failure.getCause() != null
             ? failure.getCause() : failure;
         event.outcome().completeExceptionally(cause);
+        if (refusedOutright(cause)) {
+          return Optional.empty(); // the leader counts it as refused and goes on with the same sequence number
+        }
         return Optional.of(cause instanceof Exception e ? e : new IllegalStateException(cause));
       }
       CommandResult.LeaderEntryApplied applied = (CommandResult.LeaderEntryApplied) result;
       event.outcome().complete(applied);
       return applied.fenced() ? Optional.of(new LeaderFencedException(applied)) : Optional.empty();
     });
+  }
+
+  /**
+   * Failures after which the entry is certainly not applied and never will be: a standalone commit that failed, a
+   * command every replica rejects, a full queue, a closed log. After the others (no quorum, a timeout) it may still
+   * commit, so the leader restarts and reads the sequence number again rather than guess.
+   */
+  private static boolean refusedOutright(Throwable cause) {
+    return cause instanceof StorageException || cause instanceof LogRejectedException
+        || cause instanceof IllegalArgumentException || cause instanceof LogOverloadedException
+        || cause instanceof LogClosedException;
   }
 
   /** A stale leader's entry: the state machine applied another with a later sequence number first. */

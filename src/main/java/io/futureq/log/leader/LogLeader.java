@@ -2,15 +2,22 @@ package io.futureq.log.leader;
 
 import io.futureq.log.CommandResult;
 import io.futureq.log.CommandResultCodec;
+import io.futureq.log.LogClosedException;
+import io.futureq.log.LogRejectedException;
+import io.futureq.log.LogUnavailableException;
 import io.futureq.log.proto.ApplyResults;
 import io.futureq.log.proto.LogEntry;
 import io.futureq.serialization.CborSerializable;
+import io.futureq.storage.StorageException;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.SupervisorStrategy;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.receptionist.ServiceKey;
 import org.apache.pekko.persistence.typed.PersistenceId;
@@ -31,7 +38,8 @@ import org.apache.pekko.persistence.typed.javadsl.EventSourcedBehavior;
  *
  * <p>Pekko Persistence allows one write in flight per persistent actor; group commit happens before the leader:
  * each node's {@link WriteBatcher} gathers what its writers appended while its last {@link Write} was in flight.
- * A fenced or failed write makes the leader restart (with back-off), which recovers the current sequence number.
+ * A fenced write, or one whose outcome is unknown (a Raft timeout), makes the leader restart (with back-off), which
+ * recovers the current sequence number; a write the log refused outright is answered and the leader goes on.
  */
 public final class LogLeader {
   /** How writers find the leader (clustered: the one on the Raft leader's node). */
@@ -59,36 +67,55 @@ public final class LogLeader {
   /** Not applied anywhere: a leader with a later sequence number wrote first. Resending it is safe. */
   public record Fenced(long sequenceNr, long appliedSequenceNr) implements WriteOutcome {}
 
-  /** The log failed the entry; it may or may not be applied (a Raft timeout), so it is not resent. */
-  public record Failed(String reason) implements WriteOutcome {}
+  /**
+   * The log failed the entry, for the reason {@code kind} names. Standalone nothing of it was applied; in a cluster
+   * it may still be (a Raft timeout), so it is never resent.
+   */
+  public record Failed(String reason, FailureKind kind) implements WriteOutcome {
+    /** The failure as the log raised it, so callers map it to the same gRPC status as before. */
+    public Throwable toException() {
+      switch (kind) {
+        case STORAGE: return new StorageException(reason, null);
+        case REJECTED: return new LogRejectedException(reason, null);
+        case INVALID: return new IllegalArgumentException(reason);
+        case CLOSED: return new LogClosedException();
+        case TIMEOUT: return new TimeoutException(reason);
+        default: return new LogUnavailableException(reason, null);
+      }
+    }
+  }
+
+  /** The kinds of log failure a writer tells apart. */
+  public enum FailureKind { STORAGE, REJECTED, INVALID, CLOSED, TIMEOUT, UNAVAILABLE }
 
   /**
    * The event: the entry, and the channel by which the journal hands back what the state machine did with it
    * (Pekko's journal API returns only success or an exception per write, not results). The outcome is not part of
    * the durable event and never serialized: the journal writes only the entry.
    */
-  public record EntryPersisted(LogEntry commands, CompletableFuture<CommandResult.LeaderEntryApplied> outcome) {
+  public record EntryPersisted(long leaderSequenceNr, LogEntry commands,
+      CompletableFuture<CommandResult.LeaderEntryApplied> outcome) {
     public EntryPersisted {
       Objects.requireNonNull(commands, "commands");
       Objects.requireNonNull(outcome, "outcome");
     }
   }
 
-  /** The leader's state: only how many entries it persisted since it started (its sequence number is Pekko's). */
+  /** The leader's state: how many entries it persisted since it recovered (its sequence number is the log's). */
   public record State(long persisted) {}
 
   /**
    * @param restartBackoff least pause before a leader that was fenced or failed recovers again
    */
   public static Behavior<Command> create(Duration restartBackoff) {
-    return Behaviors.supervise(Behaviors.<Command>setup(ctx -> new Persistent(restartBackoff)))
+    return Behaviors.supervise(Behaviors.<Command>setup(ctx -> new Persistent(ctx, restartBackoff)))
         .onFailure(SupervisorStrategy.restartWithBackoff(restartBackoff, restartBackoff.multipliedBy(20), 0.2));
   }
 
   /** The outcome of an entry the journal reported on. */
   static WriteOutcome outcomeOf(CommandResult.LeaderEntryApplied applied, Throwable failure) {
     if (failure != null) {
-      return new Failed(String.valueOf(failure.getMessage()));
+      return new Failed(String.valueOf(failure.getMessage()), kindOf(failure));
     }
     if (applied.fenced()) {
       return new Fenced(applied.sequenceNr(), applied.appliedSequenceNr());
@@ -96,10 +123,35 @@ public final class LogLeader {
     return new Written(CommandResultCodec.encode(applied.results()));
   }
 
+  private static FailureKind kindOf(Throwable failure) {
+    if (failure instanceof StorageException) {
+      return FailureKind.STORAGE;
+    } else if (failure instanceof LogRejectedException) {
+      return FailureKind.REJECTED;
+    } else if (failure instanceof IllegalArgumentException) {
+      return FailureKind.INVALID;
+    } else if (failure instanceof LogClosedException) {
+      return FailureKind.CLOSED;
+    } else if (failure instanceof TimeoutException) {
+      return FailureKind.TIMEOUT;
+    }
+    return FailureKind.UNAVAILABLE;
+  }
+
   private static final class Persistent extends EventSourcedBehavior<Command, EntryPersisted, State> {
-    Persistent(Duration restartBackoff) {
+    private final ActorContext<Command> ctx;
+    /**
+     * Entries since recovery that the log refused without applying them (a standalone disk error, a command every
+     * replica rejects): each used Pekko's sequence number but not the state machine's, so the next entry's leader
+     * sequence number is Pekko's next one minus these. Counted when the journal completes the outcome, which is
+     * before it confirms the write, so before the next command is handled.
+     */
+    private final AtomicLong refused = new AtomicLong();
+
+    Persistent(ActorContext<Command> ctx, Duration restartBackoff) {
       super(PersistenceId.ofUniqueId(PERSISTENCE_ID),
           SupervisorStrategy.restartWithBackoff(restartBackoff, restartBackoff.multipliedBy(20), 0.2));
+      this.ctx = ctx;
     }
 
     @Override
@@ -115,8 +167,14 @@ public final class LogLeader {
     /** The reply goes when the journal completes the outcome: after the entry was applied, or failed or fenced. */
     private org.apache.pekko.persistence.typed.javadsl.Effect<EntryPersisted, State> onWrite(State state,
         Write write) {
-      EntryPersisted event = new EntryPersisted(write.commands(), new CompletableFuture<>());
-      event.outcome().whenComplete((applied, failure) -> write.replyTo().tell(outcomeOf(applied, failure)));
+      long leaderSequenceNr = lastSequenceNumber(ctx) + 1 - refused.get();
+      EntryPersisted event = new EntryPersisted(leaderSequenceNr, write.commands(), new CompletableFuture<>());
+      event.outcome().whenComplete((applied, failure) -> {
+        if (failure != null) {
+          refused.incrementAndGet();
+        }
+        write.replyTo().tell(outcomeOf(applied, failure));
+      });
       return Effect().persist(event);
     }
 
