@@ -2,10 +2,6 @@ package io.futureq.journal;
 
 import io.futureq.log.CommandResult;
 import io.futureq.log.EventLog;
-import io.futureq.log.LogClosedException;
-import io.futureq.log.LogOverloadedException;
-import io.futureq.log.LogRejectedException;
-import io.futureq.storage.StorageException;
 import io.futureq.log.leader.LogLeader;
 import io.futureq.log.proto.LeaderEntry;
 import io.futureq.log.proto.LogCommand;
@@ -30,9 +26,11 @@ final class LeaderEntries {
   }
 
   /**
-   * Appends the leader's write as one log entry. Completes with no exception once it is applied; with a
-   * {@link LeaderFencedException} if the state machine fenced it; with the log's failure otherwise. The event's
-   * outcome is completed first, so the leader's callers learn the results.
+   * Appends the leader's write as one log entry and completes the event's outcome with what the state machine did
+   * (applied or fenced) or with the log's failure, before the returned stage completes: so the leader knows the
+   * outcome before Pekko confirms the write and hands it the next command. The write itself never fails: a fenced
+   * or refused entry is the leader's business (it answers its writer and adjusts its sequence number), not a
+   * reason to stop the actor.
    */
   static CompletionStage<Optional<Exception>> write(EventLog log, AtomicWrite atomic) {
     var reprs = CollectionConverters.asJava(atomic.payload());
@@ -52,36 +50,14 @@ final class LeaderEntries {
     }
     return appended.handle((result, failure) -> {
       if (failure != null) {
-        Throwable cause = failure instanceof CompletionException && failure.getCause() != null
-            ? failure.getCause() : failure;
-        event.outcome().completeExceptionally(cause);
-        if (refusedOutright(cause)) {
-          return Optional.empty(); // the leader counts it as refused and goes on with the same sequence number
-        }
-        return Optional.of(cause instanceof Exception e ? e : new IllegalStateException(cause));
+        event.outcome().completeExceptionally(failure instanceof CompletionException && failure.getCause() != null
+            ? failure.getCause() : failure);
+      } else {
+        event.outcome().complete((CommandResult.LeaderEntryApplied) result);
       }
-      CommandResult.LeaderEntryApplied applied = (CommandResult.LeaderEntryApplied) result;
-      event.outcome().complete(applied);
-      return applied.fenced() ? Optional.of(new LeaderFencedException(applied)) : Optional.empty();
+      // Written either way: the log has the entry or refused it, and the leader learns which from the outcome.
+      return Optional.<Exception>empty();
     });
   }
 
-  /**
-   * Failures after which the entry is certainly not applied and never will be: a standalone commit that failed, a
-   * command every replica rejects, a full queue, a closed log. After the others (no quorum, a timeout) it may still
-   * commit, so the leader restarts and reads the sequence number again rather than guess.
-   */
-  private static boolean refusedOutright(Throwable cause) {
-    return cause instanceof StorageException || cause instanceof LogRejectedException
-        || cause instanceof IllegalArgumentException || cause instanceof LogOverloadedException
-        || cause instanceof LogClosedException;
-  }
-
-  /** A stale leader's entry: the state machine applied another with a later sequence number first. */
-  static final class LeaderFencedException extends IllegalStateException {
-    LeaderFencedException(CommandResult.LeaderEntryApplied applied) {
-      super("the write leader's entry " + applied.sequenceNr() + " was fenced: the log applied leader entry "
-          + applied.appliedSequenceNr() + " already, written by a newer leader");
-    }
-  }
 }

@@ -21,9 +21,11 @@ import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.receptionist.ServiceKey;
 import org.apache.pekko.persistence.typed.PersistenceId;
+import org.apache.pekko.persistence.typed.RecoveryCompleted;
 import org.apache.pekko.persistence.typed.javadsl.CommandHandler;
 import org.apache.pekko.persistence.typed.javadsl.EventHandler;
 import org.apache.pekko.persistence.typed.javadsl.EventSourcedBehavior;
+import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
 
 /**
  * The write leader of the design card: the one actor that puts commands into the log, each {@link Write} as one
@@ -38,8 +40,8 @@ import org.apache.pekko.persistence.typed.javadsl.EventSourcedBehavior;
  *
  * <p>Pekko Persistence allows one write in flight per persistent actor; group commit happens before the leader:
  * each node's {@link WriteBatcher} gathers what its writers appended while its last {@link Write} was in flight.
- * A fenced write, or one whose outcome is unknown (a Raft timeout), makes the leader restart (with back-off), which
- * recovers the current sequence number; a write the log refused outright is answered and the leader goes on.
+ * A fenced write is answered {@link Fenced} (its writer may send it again) and the leader continues after the number
+ * the log applied; a write the log failed is answered {@link Failed}.
  */
 public final class LogLeader {
   /** How writers find the leader (clustered: the one on the Raft leader's node). */
@@ -141,12 +143,13 @@ public final class LogLeader {
   private static final class Persistent extends EventSourcedBehavior<Command, EntryPersisted, State> {
     private final ActorContext<Command> ctx;
     /**
-     * Entries since recovery that the log refused without applying them (a standalone disk error, a command every
-     * replica rejects): each used Pekko's sequence number but not the state machine's, so the next entry's leader
-     * sequence number is Pekko's next one minus these. Counted when the journal completes the outcome, which is
-     * before it confirms the write, so before the next command is handled.
+     * The leader sequence number of the next entry: the recovered one + 1, then one past each applied entry. A
+     * refused entry (a disk error, no quorum) leaves it as it is, because the state machine did not take the number
+     * (or, after a Raft timeout, may take it later, and then the next entry is fenced); a fenced entry moves it past
+     * the number the log applied. Set when the journal completes an outcome, which is before it confirms the write
+     * and so before the next command is handled.
      */
-    private final AtomicLong refused = new AtomicLong();
+    private final AtomicLong next = new AtomicLong();
 
     Persistent(ActorContext<Command> ctx, Duration restartBackoff) {
       super(PersistenceId.ofUniqueId(PERSISTENCE_ID),
@@ -167,15 +170,21 @@ public final class LogLeader {
     /** The reply goes when the journal completes the outcome: after the entry was applied, or failed or fenced. */
     private org.apache.pekko.persistence.typed.javadsl.Effect<EntryPersisted, State> onWrite(State state,
         Write write) {
-      long leaderSequenceNr = lastSequenceNumber(ctx) + 1 - refused.get();
-      EntryPersisted event = new EntryPersisted(leaderSequenceNr, write.commands(), new CompletableFuture<>());
+      EntryPersisted event = new EntryPersisted(next.get(), write.commands(), new CompletableFuture<>());
       event.outcome().whenComplete((applied, failure) -> {
-        if (failure != null) {
-          refused.incrementAndGet();
+        if (failure == null) {
+          next.set(applied.appliedSequenceNr() + 1);
         }
         write.replyTo().tell(outcomeOf(applied, failure));
       });
       return Effect().persist(event);
+    }
+
+    /** The journal's highest sequence number for this id is the state machine's: continue after it. */
+    @Override
+    public SignalHandler<State> signalHandler() {
+      return newSignalHandlerBuilder().onSignal(RecoveryCompleted.instance(),
+          state -> next.set(lastSequenceNumber(ctx) + 1)).build();
     }
 
     @Override
