@@ -235,21 +235,10 @@ public final class BrokerStateMachine {
       return plainCommand(command);
     }
 
-    /**
-     * Applies the entry only if it is the successor of the last applied one: a stale leader (paused, partitioned,
-     * or replaced) continues from a sequence number someone else used already, and none of its entry is applied.
-     * The decision reads only replicated state, so every replica makes it the same way.
-     */
     private CommandResult leaderEntry(LeaderEntry entry) {
-      if (entry.getSequenceNr() != leaderSequenceNr + 1) {
-        return new CommandResult.LeaderEntryApplied(entry.getSequenceNr(), true, leaderSequenceNr, List.of());
-      }
-      List<CommandResult> results = new ArrayList<>(entry.getCommandsCount());
-      for (LogCommand command : entry.getCommandsList()) {
-        results.add(plainCommand(command));
-      }
-      leaderSequenceNr = entry.getSequenceNr();
-      return new CommandResult.LeaderEntryApplied(entry.getSequenceNr(), false, leaderSequenceNr, results);
+      CommandResult.LeaderEntryApplied applied = LeaderEntryApply.apply(entry, leaderSequenceNr, this::plainCommand);
+      leaderSequenceNr = applied.appliedSequenceNr();
+      return applied;
     }
 
     private CommandResult plainCommand(LogCommand command) {
