@@ -161,10 +161,17 @@ public final class Node implements AutoCloseable {
     RaftEventLog raftLog = clustered ? RaftEventLog.start(settings.raft(), store, stateMachine,
         settings.storage().groupCommitMaxCommands(), writeLimit, announcer, logMetrics::recordCommit,
         cause -> replicaFailed(system, settings.cluster().nodeId(), cause)) : null;
-    EventLog eventLog = clustered ? raftLog : new LocalEventLog(store, stateMachine, settings.storage().fsync(),
-        settings.storage().groupCommitMaxCommands(), writeLimit, announcer,
-        logMetrics::recordCommit);
-    JournalBackend.get(system).bind(eventLog, store);
+    // Standalone, only the write leader appends to the log (one entry at a time): the limit applies in front of it.
+    EventLog log = clustered ? raftLog : new LocalEventLog(store, stateMachine, settings.storage().fsync(),
+        settings.storage().groupCommitMaxCommands(),
+        new WriteQueueLimit(Integer.MAX_VALUE, Long.MAX_VALUE), announcer, logMetrics::recordCommit);
+    EventLog eventLog;
+    if (clustered) {
+      eventLog = log;
+      JournalBackend.get(system).bind(log, store);
+    } else {
+      eventLog = WritePath.standalone(system, settings, log, store, writeLimit);
+    }
     Executor storageExecutor =
         system.dispatchers().lookup(DispatcherSelector.fromConfig("futureq-blocking-dispatcher"));
     PreciseWakeTimer wakeTimer = new PreciseWakeTimer();
@@ -196,7 +203,7 @@ public final class Node implements AutoCloseable {
     if (!clustered) {
       awaitSelfDescribed(system, askTimeout); // a clustered node is described once it has joined
     }
-    registerShutdown(system, binding, settings.api().shutdownGrace(), eventLog, store, readiness, metrics);
+    registerShutdown(system, binding, settings.api().shutdownGrace(), log, store, readiness, metrics);
     await(PekkoManagement.get(system).start().toCompletableFuture(), "start Pekko Management on "
         + settings.management().host() + ":" + settings.management().port());
     if (clustered) {

@@ -2,6 +2,7 @@ package io.futureq.journal;
 
 import com.google.protobuf.ByteString;
 import com.typesafe.config.Config;
+import io.futureq.log.BrokerStateMachine;
 import io.futureq.log.CommandResult;
 import io.futureq.log.EventLog;
 import io.futureq.log.proto.JournalDelete;
@@ -43,6 +44,9 @@ import scala.jdk.javaapi.FutureConverters;
  * <p>Reads are linearizable on any node: before reading the highest sequence number (which Pekko's recovery does
  * before every replay) the journal appends an empty write as a barrier and waits, without blocking, until this
  * node's replica has applied it. A replica that is the leader, or a standalone log, has applied it already.
+ *
+ * <p>The write leader ({@link io.futureq.log.leader.LogLeader}) is the one exception: see {@link LeaderEntries}.
+ * Every other actor's writes go through the binding's writer, i.e. through that leader.
  */
 public final class EventLogJournal extends AsyncWriteJournal {
   private final JournalBackend backend;
@@ -59,26 +63,49 @@ public final class EventLogJournal extends AsyncWriteJournal {
 
   @Override
   public Future<Iterable<Optional<Exception>>> doAsyncWriteMessages(Iterable<AtomicWrite> messages) {
-    List<Optional<Exception>> outcomes = new ArrayList<>();
+    List<CompletableFuture<Optional<Exception>>> outcomes = new ArrayList<>();
+    List<CompletableFuture<Optional<Exception>>> stored = new ArrayList<>();
     JournalWrite.Builder write = JournalWrite.newBuilder();
     for (AtomicWrite atomic : messages) {
+      if (LeaderEntries.isLeader(atomic.persistenceId())) {
+        outcomes.add(LeaderEntries.write(backend.bound().log(), atomic).toCompletableFuture());
+        continue;
+      }
       try {
         write.addAllEvents(encode(atomic));
-        outcomes.add(Optional.empty());
+        CompletableFuture<Optional<Exception>> outcome = new CompletableFuture<>();
+        outcomes.add(outcome);
+        stored.add(outcome);
       } catch (Exception e) {
-        outcomes.add(Optional.of(e));
+        outcomes.add(CompletableFuture.completedFuture(Optional.of(e)));
       }
     }
-    if (write.getEventsCount() == 0) {
-      return Futures.successful(outcomes);
+    if (write.getEventsCount() > 0) {
+      // One command for all of them: a failed append fails the batch, as Pekko's contract asks.
+      CompletableFuture<CommandResult> appended = append(LogCommand.newBuilder().setJournalWrite(write))
+          .toCompletableFuture();
+      appended.whenComplete((result, failure) -> stored.forEach(outcome -> {
+        if (failure == null) {
+          outcome.complete(Optional.empty());
+        } else {
+          outcome.completeExceptionally(failure);
+        }
+      }));
     }
-    CompletionStage<Iterable<Optional<Exception>>> written = append(LogCommand.newBuilder().setJournalWrite(write))
-        .thenApply(result -> outcomes);
-    return FutureConverters.asScala(written);
+    CompletableFuture<Iterable<Optional<Exception>>> all = CompletableFuture.allOf(
+        outcomes.toArray(CompletableFuture[]::new)).thenApply(done -> {
+          List<Optional<Exception>> list = new ArrayList<>(outcomes.size());
+          outcomes.forEach(outcome -> list.add(outcome.join()));
+          return list;
+        });
+    return FutureConverters.asScala(all);
   }
 
   @Override
   public Future<Void> doAsyncDeleteMessagesTo(String persistenceId, long toSequenceNr) {
+    if (LeaderEntries.isLeader(persistenceId)) {
+      return Futures.successful(null); // its events are the log itself, compacted by Raft snapshots
+    }
     LogCommand.Builder delete = LogCommand.newBuilder().setJournalDelete(JournalDelete.newBuilder()
         .setPersistenceId(persistenceId).setToSequenceNr(toSequenceNr));
     return FutureConverters.asScala(append(delete).thenApply(result -> (Void) null));
@@ -88,6 +115,9 @@ public final class EventLogJournal extends AsyncWriteJournal {
   @Override
   public Future<Void> doAsyncReplayMessages(String persistenceId, long fromSequenceNr, long toSequenceNr, long max,
       Consumer<PersistentRepr> replayCallback) {
+    if (LeaderEntries.isLeader(persistenceId)) {
+      return Futures.successful(null); // the leader's state is its sequence number alone
+    }
     return FutureConverters.asScala(CompletableFuture.supplyAsync(() -> {
       replay(persistenceId, fromSequenceNr, toSequenceNr, max, replayCallback);
       return null;
@@ -96,9 +126,15 @@ public final class EventLogJournal extends AsyncWriteJournal {
 
   @Override
   public Future<Long> doAsyncReadHighestSequenceNr(String persistenceId, long fromSequenceNr) {
-    CompletionStage<Long> highest = append(LogCommand.newBuilder().setJournalWrite(JournalWrite.getDefaultInstance()))
+    boolean leader = LeaderEntries.isLeader(persistenceId);
+    // The leader's barrier goes to the log itself: the leader is not serving yet.
+    CompletionStage<Long> highest = append(LogCommand.newBuilder().setJournalWrite(JournalWrite.getDefaultInstance()),
+        leader ? backend.bound().log() : backend.bound().writer())
         .thenCompose(result -> waitForLocalApply(((CommandResult.JournalWritten) result).logIndex()))
         .thenApplyAsync(applied -> {
+          if (leader) {
+            return BrokerStateMachine.leaderSequenceNr(backend.bound().store());
+          }
           byte[] value = backend.bound().store().get(Space.INDEX, StorageKeys.journalHighest(persistenceId));
           return value == null ? 0L : ByteBuffer.wrap(value).getLong();
         }, executor);
@@ -120,8 +156,12 @@ public final class EventLogJournal extends AsyncWriteJournal {
   }
 
   private CompletionStage<CommandResult> append(LogCommand.Builder command) {
+    return append(command, backend.bound().writer());
+  }
+
+  private CompletionStage<CommandResult> append(LogCommand.Builder command, EventLog log) {
     try {
-      return backend.bound().eventLog().append(command.build());
+      return log.append(command.build());
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
@@ -142,6 +182,6 @@ public final class EventLogJournal extends AsyncWriteJournal {
 
   /** Completes once this node's replica has applied log index {@code index}, or fails after the apply timeout. */
   private CompletionStage<Long> waitForLocalApply(long index) {
-    return backend.bound().eventLog().whenApplied(index, applyTimeout);
+    return backend.bound().log().whenApplied(index, applyTimeout);
   }
 }

@@ -7,7 +7,7 @@ import org.apache.pekko.actor.typed.Extension;
 import org.apache.pekko.actor.typed.ExtensionId;
 
 /**
- * Hands the node's {@link EventLog} and {@link OrderedStore} to {@link EventLogJournal}, which Pekko creates by
+ * Hands the node's {@link EventLog}s and {@link OrderedStore} to {@link EventLogJournal}, which Pekko creates by
  * reflection and so cannot receive them as constructor arguments.
  *
  * <p>Contract: the composition root calls {@link #bind} once, right after it created the event log and before any
@@ -17,7 +17,11 @@ import org.apache.pekko.actor.typed.ExtensionId;
 public final class JournalBackend implements Extension {
   private volatile Bound bound;
 
-  record Bound(EventLog eventLog, OrderedStore store) {}
+  /**
+   * @param log the log itself: the write leader's entries and its recovery barrier go there
+   * @param writer what every other persistent actor writes through (the proxy to the write leader)
+   */
+  record Bound(EventLog log, EventLog writer, OrderedStore store) {}
 
   private JournalBackend() {}
 
@@ -25,12 +29,20 @@ public final class JournalBackend implements Extension {
     return Id.INSTANCE.apply(system);
   }
 
-  /** Makes the journal write through {@code eventLog} and read from {@code store}, the store that log applies to. */
+  /** Without a write leader: every persistent actor writes through {@code eventLog}. */
   public void bind(EventLog eventLog, OrderedStore store) {
-    if (eventLog == null || store == null) {
-      throw new IllegalArgumentException("the journal needs an event log and a store");
+    bind(eventLog, eventLog, store);
+  }
+
+  /**
+   * Makes the journal write the write leader's entries to {@code log}, other actors' events through
+   * {@code writer}, and read from {@code store}, the store that log applies to.
+   */
+  public void bind(EventLog log, EventLog writer, OrderedStore store) {
+    if (log == null || writer == null || store == null) {
+      throw new IllegalArgumentException("the journal needs an event log, a writer and a store");
     }
-    this.bound = new Bound(eventLog, store);
+    this.bound = new Bound(log, writer, store);
   }
 
   Bound bound() {

@@ -8,6 +8,7 @@ import io.futureq.log.proto.DeadLetter;
 import io.futureq.log.proto.DeleteBatch;
 import io.futureq.log.proto.ExpireMessages;
 import io.futureq.log.proto.GroupAck;
+import io.futureq.log.proto.LeaderEntry;
 import io.futureq.log.proto.LogCommand;
 import io.futureq.log.proto.NewMessage;
 import io.futureq.log.proto.StoreBatch;
@@ -37,6 +38,8 @@ public final class BrokerStateMachine {
   private static final byte[] APPLIED_INDEX = "applied-index".getBytes(StandardCharsets.UTF_8);
   private static final byte[] NEXT_EVENT_ID = "next-event-id".getBytes(StandardCharsets.UTF_8);
   private static final byte[] BUCKET_MS = "bucket-ms".getBytes(StandardCharsets.UTF_8);
+  /** The sequence number of the last leader entry applied: replicated state that fences a stale leader. */
+  private static final byte[] LEADER_SEQUENCE_NR = "leader-sequence-nr".getBytes(StandardCharsets.UTF_8);
 
   private final OrderedStore store;
   private final long bucketMs;
@@ -44,6 +47,7 @@ public final class BrokerStateMachine {
   private final SharedBucketSize sharedBucket;
   private long appliedIndex;
   private long nextEventId;
+  private long leaderSequenceNr;
 
   /**
    * @throws IllegalStateException if the store was written with another bucket size: keys would no
@@ -66,6 +70,7 @@ public final class BrokerStateMachine {
     }
     this.appliedIndex = readLong(APPLIED_INDEX, 0);
     this.nextEventId = readLong(NEXT_EVENT_ID, 1);
+    this.leaderSequenceNr = readLong(LEADER_SEQUENCE_NR, 0);
   }
 
   /**
@@ -84,6 +89,7 @@ public final class BrokerStateMachine {
     sharedBucket.forget();
     appliedIndex = readLong(APPLIED_INDEX, 0);
     nextEventId = readLong(NEXT_EVENT_ID, 1);
+    leaderSequenceNr = readLong(LEADER_SEQUENCE_NR, 0);
   }
 
   public long appliedIndex() {
@@ -93,6 +99,16 @@ public final class BrokerStateMachine {
   /** The applied index a snapshot of the store reflects. */
   public static long appliedIndexIn(OrderedStore.View view) {
     byte[] value = view.get(Space.META, APPLIED_INDEX);
+    return value == null ? 0 : ByteBuffer.wrap(value).getLong();
+  }
+
+  /**
+   * The sequence number of the last leader entry committed to {@code store} (0 before the first): what a new write
+   * leader continues from. Reads the store, so it is safe from any thread and current once the reader's replica
+   * has applied what it waits for.
+   */
+  public static long leaderSequenceNr(OrderedStore store) {
+    byte[] value = store.get(Space.META, LEADER_SEQUENCE_NR);
     return value == null ? 0 : ByteBuffer.wrap(value).getLong();
   }
 
@@ -106,12 +122,15 @@ public final class BrokerStateMachine {
     private final ApplyContext ctx;
     private final List<CommandResult> results;
     private final long nextEventIdAfter;
+    private final long leaderSequenceNrAfter;
 
-    private Prepared(long index, ApplyContext ctx, List<CommandResult> results, long nextEventIdAfter) {
+    private Prepared(long index, ApplyContext ctx, List<CommandResult> results, long nextEventIdAfter,
+        long leaderSequenceNrAfter) {
       this.index = index;
       this.ctx = ctx;
       this.results = results;
       this.nextEventIdAfter = nextEventIdAfter;
+      this.leaderSequenceNrAfter = leaderSequenceNrAfter;
     }
 
     public OrderedStore.Batch batch() {
@@ -141,7 +160,7 @@ public final class BrokerStateMachine {
   public Prepared prepare(long index, List<LogCommand> commands) {
     ApplyContext ctx = new ApplyContext(store);
     try {
-      Apply apply = new Apply(ctx, index, nextEventId);
+      Apply apply = new Apply(ctx, index, nextEventId, leaderSequenceNr);
       List<CommandResult> results = new ArrayList<>(commands.size());
       for (LogCommand command : commands) {
         results.add(apply.command(command));
@@ -150,7 +169,10 @@ public final class BrokerStateMachine {
       book.writeTouched(ctx);
       ctx.put(Space.META, APPLIED_INDEX, longBytes(index));
       ctx.put(Space.META, NEXT_EVENT_ID, longBytes(apply.nextEventId));
-      return new Prepared(index, ctx, results, apply.nextEventId);
+      if (apply.leaderSequenceNr != leaderSequenceNr) {
+        ctx.put(Space.META, LEADER_SEQUENCE_NR, longBytes(apply.leaderSequenceNr));
+      }
+      return new Prepared(index, ctx, results, apply.nextEventId, apply.leaderSequenceNr);
     } catch (RuntimeException | Error e) {
       book.dropTouched();
       sharedBucket.abandoned();
@@ -163,6 +185,7 @@ public final class BrokerStateMachine {
   public void committed(Prepared prepared) {
     appliedIndex = prepared.index;
     nextEventId = prepared.nextEventIdAfter;
+    leaderSequenceNr = prepared.leaderSequenceNrAfter;
     book.commitTouched();
     sharedBucket.committed();
     prepared.close();
@@ -195,15 +218,30 @@ public final class BrokerStateMachine {
     private final StoredMessages messages;
     private final long index;
     private long nextEventId;
+    private long leaderSequenceNr;
 
-    Apply(ApplyContext ctx, long index, long nextEventId) {
+    Apply(ApplyContext ctx, long index, long nextEventId, long leaderSequenceNr) {
       this.ctx = ctx;
       this.messages = new StoredMessages(ctx, book);
       this.index = index;
       this.nextEventId = nextEventId;
+      this.leaderSequenceNr = leaderSequenceNr;
     }
 
     CommandResult command(LogCommand command) {
+      if (command.getCommandCase() == LogCommand.CommandCase.LEADER_ENTRY) {
+        return leaderEntry(command.getLeaderEntry());
+      }
+      return plainCommand(command);
+    }
+
+    private CommandResult leaderEntry(LeaderEntry entry) {
+      CommandResult.LeaderEntryApplied applied = LeaderEntryApply.apply(entry, leaderSequenceNr, this::plainCommand);
+      leaderSequenceNr = applied.appliedSequenceNr();
+      return applied;
+    }
+
+    private CommandResult plainCommand(LogCommand command) {
       switch (command.getCommandCase()) {
         case STORE: return store(command.getStore());
         case DELETE: return delete(command.getDelete());
@@ -217,6 +255,7 @@ public final class BrokerStateMachine {
         case PURGE_TOPIC: return PurgeApply.apply(messages, command.getPurgeTopic(), nextEventId);
         case RESCHEDULE: return RescheduleApply.apply(messages, bucketMs, command.getReschedule());
         case NACK_DELAY: return NackDelayApply.apply(ctx, command.getNackDelay());
+        case LEADER_ENTRY: throw new IllegalArgumentException("a leader entry inside a leader entry: " + command);
         default: throw new IllegalArgumentException("log command without a body: " + command);
       }
     }

@@ -89,6 +89,18 @@ public sealed interface CommandResult {
   /** A NackDelay: {@code marked} of its messages were still stored and got the group's mark. */
   record NackDelayed(String topic, String group, int marked) implements CommandResult {}
 
+  /**
+   * A leader entry. Applied: {@code results} are its commands' results in order. Fenced: its sequence number was
+   * not {@code appliedSequenceNr + 1} (a stale leader wrote it), nothing of it was applied and {@code results} is
+   * empty; the same on every replica.
+   */
+  record LeaderEntryApplied(long sequenceNr, boolean fenced, long appliedSequenceNr, List<CommandResult> results)
+      implements CommandResult {
+    public LeaderEntryApplied {
+      results = List.copyOf(results);
+    }
+  }
+
   /** Why messages were removed. */
   enum Reason { ACKED, EXPIRED, CANCELLED, DEAD_LETTERED }
 }

@@ -13,6 +13,7 @@ import io.futureq.log.proto.PurgedResult;
 import io.futureq.log.proto.RescheduledResult;
 import io.futureq.log.proto.JournalDeletedResult;
 import io.futureq.log.proto.JournalWrittenResult;
+import io.futureq.log.proto.LeaderEntryResult;
 import io.futureq.log.proto.NackDelayedResult;
 import io.futureq.log.proto.RemovalReason;
 import io.futureq.log.proto.RemovedResult;
@@ -101,6 +102,9 @@ public final class CommandResultCodec {
     } else if (result instanceof CommandResult.NackDelayed n) {
       out.setNackDelayed(NackDelayedResult.newBuilder().setTopic(n.topic()).setGroup(n.group())
           .setMarked(n.marked()));
+    } else if (result instanceof CommandResult.LeaderEntryApplied l) {
+      out.setLeaderEntry(LeaderEntryResult.newBuilder().setSequenceNr(l.sequenceNr()).setFenced(l.fenced())
+          .setAppliedSequenceNr(l.appliedSequenceNr()).addAllResults(encode(l.results()).getResultsList()));
     } else {
       throw new IllegalArgumentException("no encoding for result " + result);
     }
@@ -159,6 +163,11 @@ public final class CommandResultCodec {
       case NACK_DELAYED:
         return new CommandResult.NackDelayed(result.getNackDelayed().getTopic(), result.getNackDelayed().getGroup(),
             result.getNackDelayed().getMarked());
+      case LEADER_ENTRY: {
+        LeaderEntryResult l = result.getLeaderEntry();
+        return new CommandResult.LeaderEntryApplied(l.getSequenceNr(), l.getFenced(), l.getAppliedSequenceNr(),
+            decode(ApplyResults.newBuilder().addAllResults(l.getResultsList()).build()));
+      }
       default:
         throw new IllegalArgumentException("apply result without a body: " + result);
     }

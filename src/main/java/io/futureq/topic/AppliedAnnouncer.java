@@ -42,7 +42,9 @@ public final class AppliedAnnouncer implements EventLog.AppliedListener {
 
   @Override
   public void applied(long index, CommandResult result) {
-    if (result instanceof CommandResult.Stored stored) {
+    if (result instanceof CommandResult.LeaderEntryApplied entry) {
+      entry.results().forEach(inner -> applied(index, inner));
+    } else if (result instanceof CommandResult.Stored stored) {
       announceStored(index, stored.messages());
     } else if (result instanceof CommandResult.DeadLettered dl && dl.copy() != null) {
       announceStored(index, List.of(dl.copy()));

@@ -1,0 +1,63 @@
+package io.futureq.journal;
+
+import io.futureq.log.CommandResult;
+import io.futureq.log.EventLog;
+import io.futureq.log.leader.LogLeader;
+import io.futureq.log.proto.LeaderEntry;
+import io.futureq.log.proto.LogCommand;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import org.apache.pekko.persistence.AtomicWrite;
+import org.apache.pekko.persistence.PersistentRepr;
+import scala.jdk.javaapi.CollectionConverters;
+
+/**
+ * The journal's special case for {@link LogLeader}: its event is a log entry, so it is appended to the log as one
+ * {@code LeaderEntry} under the event's leader sequence number and stored nowhere else. The state machine keeps the
+ * highest applied sequence number as replicated state; that is all a leader's recovery reads.
+ */
+final class LeaderEntries {
+  private LeaderEntries() {}
+
+  static boolean isLeader(String persistenceId) {
+    return LogLeader.PERSISTENCE_ID.equals(persistenceId);
+  }
+
+  /**
+   * Appends the leader's write as one log entry and completes the event's outcome with what the state machine did
+   * (applied or fenced) or with the log's failure, before the returned stage completes: so the leader knows the
+   * outcome before Pekko confirms the write and hands it the next command. The write itself never fails: a fenced
+   * or refused entry is the leader's business (it answers its writer and adjusts its sequence number), not a
+   * reason to stop the actor.
+   */
+  static CompletionStage<Optional<Exception>> write(EventLog log, AtomicWrite atomic) {
+    var reprs = CollectionConverters.asJava(atomic.payload());
+    if (reprs.size() != 1 || !(reprs.get(0).payload() instanceof LogLeader.EntryPersisted)) {
+      return CompletableFuture.completedFuture(Optional.of(new IllegalArgumentException(
+          "the write leader persists one EntryPersisted per write, not " + reprs.size() + " events")));
+    }
+    PersistentRepr repr = reprs.get(0);
+    LogLeader.EntryPersisted event = (LogLeader.EntryPersisted) repr.payload();
+    LogCommand command = LogCommand.newBuilder().setLeaderEntry(LeaderEntry.newBuilder()
+        .setSequenceNr(event.leaderSequenceNr()).addAllCommands(event.commands().getCommandsList())).build();
+    CompletionStage<CommandResult> appended;
+    try {
+      appended = log.append(command);
+    } catch (RuntimeException e) {
+      appended = CompletableFuture.failedFuture(e);
+    }
+    return appended.handle((result, failure) -> {
+      if (failure != null) {
+        event.outcome().completeExceptionally(failure instanceof CompletionException && failure.getCause() != null
+            ? failure.getCause() : failure);
+      } else {
+        event.outcome().complete((CommandResult.LeaderEntryApplied) result);
+      }
+      // Written either way: the log has the entry or refused it, and the leader learns which from the outcome.
+      return Optional.<Exception>empty();
+    });
+  }
+
+}

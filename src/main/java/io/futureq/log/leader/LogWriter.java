@@ -1,0 +1,88 @@
+package io.futureq.log.leader;
+
+import io.futureq.log.CommandResult;
+import io.futureq.log.EventLog;
+import io.futureq.log.LogClosedException;
+import io.futureq.log.LogOverloadedException;
+import io.futureq.log.WriteQueueLimit;
+import io.futureq.log.proto.LogCommand;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.typed.ActorRef;
+
+/**
+ * The {@link EventLog} every writer on a node is given (gRPC API, topic entities, groups, administration, the
+ * journal's other users): appends go through this node's {@link WriteBatcher} to the one {@link LogLeader}, wherever
+ * it runs, and come back with the state machine's results; reads of the applied index are this node's replica's.
+ *
+ * <p>Contract, beyond {@link EventLog}'s: a command is refused at once if it can never be written (no body,
+ * larger than one entry may be) or if more waits than {@link WriteQueueLimit} allows; an append not answered within
+ * twice the timeout fails with a {@link java.util.concurrent.TimeoutException}, and its outcome is then unknown.
+ * Closing it refuses later appends and leaves the log itself open: its owner closes that.
+ */
+public final class LogWriter implements EventLog {
+  private final EventLog log;
+  private final ActorRef<WriteBatcher.Command> batcher;
+  private final WriteQueueLimit limit;
+  private final long maxCommandBytes;
+  private final Duration timeout;
+  private volatile boolean closed;
+
+  /**
+   * @param log this node's replica of the log, for reads and waits
+   * @param maxCommandBytes largest command one entry can carry
+   * @param timeout how long a write may take; appends fail after twice that
+   */
+  public LogWriter(EventLog log, ActorRef<WriteBatcher.Command> batcher, WriteQueueLimit limit,
+      long maxCommandBytes, Duration timeout) {
+    this.log = log;
+    this.batcher = batcher;
+    this.limit = limit;
+    this.maxCommandBytes = maxCommandBytes;
+    this.timeout = timeout;
+  }
+
+  @Override
+  public CompletionStage<CommandResult> append(LogCommand command) {
+    if (closed) {
+      return CompletableFuture.failedFuture(new LogClosedException());
+    }
+    if (command.getCommandCase() == LogCommand.CommandCase.COMMAND_NOT_SET
+        || command.getCommandCase() == LogCommand.CommandCase.LEADER_ENTRY) {
+      return CompletableFuture.failedFuture(new IllegalArgumentException("not a command a writer appends: " + command));
+    }
+    int bytes = command.getSerializedSize();
+    if (bytes > maxCommandBytes) {
+      return CompletableFuture.failedFuture(new IllegalArgumentException("a log command of " + bytes
+          + " bytes exceeds futureq.raft.max-entry-size (" + maxCommandBytes + " bytes)"));
+    }
+    try {
+      limit.reserve(bytes);
+    } catch (LogOverloadedException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    CompletableFuture<CommandResult> result = new CompletableFuture<>();
+    result.whenComplete((r, failure) -> limit.release(bytes));
+    // A backstop: the batcher fails a write after the timeout, but an append must never wait for ever.
+    result.orTimeout(timeout.multipliedBy(2).toMillis(), TimeUnit.MILLISECONDS);
+    batcher.tell(new WriteBatcher.Append(command, result, bytes));
+    return result;
+  }
+
+  @Override
+  public long appliedIndex() {
+    return log.appliedIndex();
+  }
+
+  @Override
+  public CompletionStage<Long> whenApplied(long index) {
+    return log.whenApplied(index);
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+  }
+}

@@ -1,0 +1,105 @@
+package io.futureq.log;
+
+import static io.futureq.log.Commands.message;
+import static io.futureq.log.Commands.store;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.futureq.log.proto.LeaderEntry;
+import io.futureq.log.proto.LogCommand;
+import io.futureq.log.proto.StoredMessage;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Fencing at apply: a leader entry is applied only if its sequence number follows the last one applied, so of two
+ * leaders that recovered the same sequence number only the first to reach the log wins, and nothing of the other's
+ * entry is applied.
+ */
+class LeaderEntryFencingTest {
+  private static final String TOPIC = "orders";
+
+  @TempDir
+  Path dir;
+
+  private TestLog testLog;
+
+  @BeforeEach
+  void open() {
+    testLog = TestLog.open(dir, 1000);
+  }
+
+  @AfterEach
+  void close() {
+    testLog.close();
+  }
+
+  private static LogCommand entry(long sequenceNr, LogCommand... commands) {
+    return LogCommand.newBuilder().setLeaderEntry(LeaderEntry.newBuilder().setSequenceNr(sequenceNr)
+        .addAllCommands(List.of(commands))).build();
+  }
+
+  private CommandResult.LeaderEntryApplied apply(LogCommand command) {
+    return (CommandResult.LeaderEntryApplied) testLog.apply(command);
+  }
+
+  @Test
+  void ofTwoLeadersWritingTheSameSequenceNumberOnlyTheFirstIsApplied() {
+    CommandResult.LeaderEntryApplied first = apply(entry(1, store(message(TOPIC, "from-a", 0, "k-a", 0, java.util.Map.of()))));
+    CommandResult.LeaderEntryApplied second = apply(entry(1, store(message(TOPIC, "from-b", 0, "k-b", 0, java.util.Map.of()))));
+
+    assertFalse(first.fenced());
+    assertTrue(second.fenced());
+    assertEquals(1, second.appliedSequenceNr());
+    assertTrue(second.results().isEmpty());
+    assertEquals(List.of("from-a"), testLog.messagesOf(TOPIC).stream().map(m -> m.getPayload().toStringUtf8()).toList());
+    assertEquals(1, BrokerStateMachine.leaderSequenceNr(testLog.store()));
+  }
+
+  @Test
+  void aStaleLeaderStaysFencedAndTheWinnerKeepsGoingWithoutRepeatingAnId() {
+    CommandResult.LeaderEntryApplied a1 = apply(entry(1, store(message(TOPIC, "a1", 0))));
+    CommandResult.LeaderEntryApplied b1 = apply(entry(1, store(message(TOPIC, "b1", 0))));
+    CommandResult.LeaderEntryApplied a2 = apply(entry(2, store(message(TOPIC, "a2", 0))));
+    // The stale leader goes on from where it thought it was: still one behind, so still fenced.
+    CommandResult.LeaderEntryApplied b2 = apply(entry(2, store(message(TOPIC, "b2", 0))));
+    // A leader that skipped a number is fenced too: no gap is accepted.
+    CommandResult.LeaderEntryApplied gap = apply(entry(5, store(message(TOPIC, "gap", 0))));
+
+    assertFalse(a1.fenced());
+    assertTrue(b1.fenced());
+    assertFalse(a2.fenced());
+    assertTrue(b2.fenced());
+    assertTrue(gap.fenced());
+    List<StoredMessage> stored = testLog.messagesOf(TOPIC);
+    assertEquals(List.of("a1", "a2"), stored.stream().map(m -> m.getPayload().toStringUtf8()).toList());
+    assertEquals(2, stored.stream().mapToLong(StoredMessage::getEventId).distinct().count());
+  }
+
+  @Test
+  void theAppliedSequenceNumberSurvivesARestartSoAStaleLeaderIsFencedAfterIt() {
+    apply(entry(1, store(message(TOPIC, "a1", 0))));
+    testLog.reopen();
+
+    assertTrue(apply(entry(1, store(message(TOPIC, "again", 0)))).fenced());
+    CommandResult.LeaderEntryApplied next = apply(entry(2, store(message(TOPIC, "a2", 0))));
+    assertFalse(next.fenced());
+    assertEquals(1, next.results().size());
+    assertFalse(((CommandResult.Stored) next.results().get(0)).messages().get(0).duplicate());
+  }
+
+  @Test
+  void theCommandsOfAnEntryAreAppliedInOrderWithTheirOwnResults() {
+    CommandResult.LeaderEntryApplied applied = apply(entry(1, store(message(TOPIC, "first", 0, "same-key", 0, java.util.Map.of())),
+        store(message(TOPIC, "second", 0, "same-key", 0, java.util.Map.of()))));
+
+    assertEquals(2, applied.results().size());
+    assertFalse(((CommandResult.Stored) applied.results().get(0)).messages().get(0).duplicate());
+    assertTrue(((CommandResult.Stored) applied.results().get(1)).messages().get(0).duplicate());
+  }
+}

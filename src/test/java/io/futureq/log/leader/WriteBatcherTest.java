@@ -1,0 +1,117 @@
+package io.futureq.log.leader;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+
+import io.futureq.log.CommandResult;
+import io.futureq.log.CommandResultCodec;
+import io.futureq.log.Commands;
+import io.futureq.log.proto.LogCommand;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.receptionist.Receptionist;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Group commit in front of the leader: one write in flight per node, everything appended meanwhile goes into the
+ * next one, results go back to each caller in order, a fenced write goes again first in line. The leader is a probe.
+ */
+class WriteBatcherTest {
+  private static final Duration WAIT = Duration.ofSeconds(10);
+
+  private ActorTestKit testKit;
+  private TestProbe<LogLeader.Command> leader;
+  private ActorRef<WriteBatcher.Command> batcher;
+
+  @BeforeEach
+  void start() {
+    testKit = ActorTestKit.create();
+    leader = testKit.createTestProbe();
+    TestProbe<Receptionist.Registered> registered = testKit.createTestProbe();
+    testKit.system().receptionist().tell(Receptionist.register(LogLeader.SERVICE_KEY, leader.getRef(),
+        registered.getRef()));
+    registered.receiveMessage(WAIT);
+    batcher = testKit.spawn(WriteBatcher.create(100, 1 << 20, WAIT, 3));
+  }
+
+  @AfterEach
+  void stop() {
+    testKit.shutdownTestKit();
+  }
+
+  private CompletableFuture<CommandResult> append(String payload) {
+    CompletableFuture<CommandResult> result = new CompletableFuture<>();
+    LogCommand command = Commands.store(Commands.message("t", payload, 0));
+    batcher.tell(new WriteBatcher.Append(command, result, command.getSerializedSize()));
+    return result;
+  }
+
+  private static List<String> payloads(LogLeader.Write write) {
+    List<String> out = new ArrayList<>();
+    write.commands().getCommandsList().forEach(c -> out.add(c.getStore().getMessages(0).getPayload().toStringUtf8()));
+    return out;
+  }
+
+  private static LogLeader.Written written(int commands) {
+    List<CommandResult> results = new ArrayList<>();
+    for (int i = 0; i < commands; i++) {
+      results.add(new CommandResult.NackDelayed("t", "g" + i, i));
+    }
+    return new LogLeader.Written(CommandResultCodec.encode(results));
+  }
+
+  @Test
+  void appendsMadeWhileAWriteIsInFlightGoIntoTheNextWriteAndEachCallerGetsItsOwnResult() {
+    CompletableFuture<CommandResult> first = append("a");
+    LogLeader.Write one = leader.expectMessageClass(LogLeader.Write.class, WAIT);
+    List<CompletableFuture<CommandResult>> later = List.of(append("b"), append("c"), append("d"));
+    leader.expectNoMessage(Duration.ofMillis(100)); // one write in flight
+
+    one.replyTo().tell(written(1));
+    LogLeader.Write two = leader.expectMessageClass(LogLeader.Write.class, WAIT);
+
+    assertEquals(List.of("a"), payloads(one));
+    assertEquals(List.of("b", "c", "d"), payloads(two));
+    assertEquals("g0", ((CommandResult.NackDelayed) first.join()).group());
+    two.replyTo().tell(written(3));
+    for (int i = 0; i < 3; i++) {
+      assertEquals("g" + i, ((CommandResult.NackDelayed) later.get(i).join()).group());
+    }
+  }
+
+  @Test
+  void aFencedWriteGoesAgainFirstInLineAndIsAnsweredOnce() {
+    CompletableFuture<CommandResult> first = append("a");
+    LogLeader.Write one = leader.expectMessageClass(LogLeader.Write.class, WAIT);
+    CompletableFuture<CommandResult> second = append("b");
+
+    one.replyTo().tell(new LogLeader.Fenced(5, 6));
+    LogLeader.Write again = leader.expectMessageClass(LogLeader.Write.class, WAIT);
+
+    assertEquals(List.of("a", "b"), payloads(again));
+    assertFalse(first.isDone());
+    again.replyTo().tell(written(2));
+    assertEquals("g0", ((CommandResult.NackDelayed) first.join()).group());
+    assertEquals("g1", ((CommandResult.NackDelayed) second.join()).group());
+  }
+
+  @Test
+  void aFailedWriteFailsItsCallersWithTheLogsFailureAndIsNotSentAgain() {
+    CompletableFuture<CommandResult> first = append("a");
+    LogLeader.Write one = leader.expectMessageClass(LogLeader.Write.class, WAIT);
+
+    one.replyTo().tell(new LogLeader.Failed("commit failed: Input/output error", LogLeader.FailureKind.STORAGE));
+
+    Throwable failure = first.handle((r, f) -> f).join();
+    assertSame(io.futureq.storage.StorageException.class, failure.getClass());
+    leader.expectNoMessage(Duration.ofMillis(100));
+  }
+}
