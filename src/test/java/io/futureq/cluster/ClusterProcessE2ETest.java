@@ -21,7 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(value = 420, unit = TimeUnit.SECONDS)
 class ClusterProcessE2ETest {
   private static final Duration PUBLISH_BOUND = Duration.ofSeconds(20);
-  private static final Duration DELIVERY_BOUND = Duration.ofSeconds(60);
+  private static final Duration DELIVERY_BOUND = Duration.ofSeconds(120);
   private static final Duration CLUSTER_INFO_BOUND = Duration.ofSeconds(8);
 
   @TempDir

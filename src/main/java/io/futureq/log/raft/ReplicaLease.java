@@ -20,22 +20,26 @@ import org.apache.ratis.server.RaftServer;
  * not heard from the Raft leader within the lease (it was paused by SIGSTOP or a long GC, or cut
  * off), or a leader that has not heard from a majority (cut off, perhaps already replaced), may be
  * missing committed cancels, acks and deletes: its groups would deliver what the rest of the cluster
- * already answered "cancelled" for. So after a lapse (and at start) it is not current until it is
+ * already answered "cancelled" for. So after a lapse it is not current until it is
  * in touch again and has applied a barrier: an empty entry appended through the leader, which orders
  * after everything committed before it (Raft's read-index idea); then one more check period passes
  * for the announcements of the entries it applied to reach the topics.
  */
 final class ReplicaLease implements AutoCloseable {
   static final Duration CHECK_EVERY = Duration.ofMillis(50);
-  private enum State { LAPSED, CATCHING_UP, SETTLING, CURRENT }
+  /**
+   * STARTING until the first contact after start: a starting node's topics wait for it to be ready and
+   * its groups for the local apply of their registration, so a barrier then would only add an entry.
+   */
+  private enum State { STARTING, LAPSED, CATCHING_UP, SETTLING, CURRENT }
 
   private final RaftServer server;
   private final long leaseMs;
   /** Appends a barrier and completes once this replica has applied it. */
   private final Supplier<CompletionStage<?>> barrier;
   private final ScheduledExecutorService checks;
-  private volatile boolean current;
-  private State state = State.LAPSED;
+  private volatile boolean current = true;
+  private State state = State.STARTING;
   /** Bumped on every lapse: a barrier from before it proves nothing. */
   private long lapses;
 
@@ -57,7 +61,12 @@ final class ReplicaLease implements AutoCloseable {
   }
 
   private synchronized void check() {
-    if (!inContact()) {
+    boolean contact = inContact();
+    if (state == State.STARTING) {
+      state = contact ? State.CURRENT : State.STARTING;
+      return;
+    }
+    if (!contact) {
       if (state != State.LAPSED) {
         lapses++;
       }
