@@ -15,7 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
  * subscriber, delayed nacks, TTLs, cancels of pending and in-flight messages, keys reused after ack
  * and after expiry): nothing acked is lost, nothing is early, nothing acked and deleted or cancelled
  * or expired comes back, no id is reused (each check is explained in {@link Workload#analyze}).
- * Five rounds keep CI within its budget; {@code scripts/crash-loop.sh ROUNDS} runs longer ones.
+ * Three rounds keep CI within its budget; {@code scripts/crash-loop.sh ROUNDS} runs longer ones.
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class CrashLoopTest {
@@ -24,10 +24,10 @@ class CrashLoopTest {
 
   @Test
   void nothingAckedIsLostEarlyResurrectedOrRenumberedAcrossFiveKillNines() throws Exception {
-    Workload.Report report = CrashLoop.run(CrashLoop.Options.of(5, dir));
+    Workload.Report report = CrashLoop.run(CrashLoop.Options.of(3, dir));
     String figures = report.format();
     System.out.print(figures);
-    assertEquals(5, report.rounds(), figures);
+    assertEquals(3, report.rounds(), figures);
     assertTrue(report.drained(), figures);
     assertEquals(Map.of(), report.broken(), figures);
     assertTrue(report.ok(), figures);
