@@ -2,6 +2,7 @@ package io.futureq.journal;
 
 import com.google.protobuf.ByteString;
 import com.typesafe.config.Config;
+import io.futureq.log.Barrier;
 import io.futureq.log.BrokerStateMachine;
 import io.futureq.log.CommandResult;
 import io.futureq.log.EventLog;
@@ -128,9 +129,8 @@ public final class EventLogJournal extends AsyncWriteJournal {
   public Future<Long> doAsyncReadHighestSequenceNr(String persistenceId, long fromSequenceNr) {
     boolean leader = LeaderEntries.isLeader(persistenceId);
     // The leader's barrier goes to the log itself: the leader is not serving yet.
-    CompletionStage<Long> highest = append(LogCommand.newBuilder().setJournalWrite(JournalWrite.getDefaultInstance()),
-        leader ? backend.bound().log() : backend.bound().writer())
-        .thenCompose(result -> waitForLocalApply(((CommandResult.JournalWritten) result).logIndex()))
+    CompletionStage<Long> highest = Barrier.applied(leader ? backend.bound().log() : backend.bound().writer(),
+        backend.bound().log(), applyTimeout)
         .thenApplyAsync(applied -> {
           if (leader) {
             return BrokerStateMachine.leaderSequenceNr(backend.bound().store());
@@ -156,12 +156,8 @@ public final class EventLogJournal extends AsyncWriteJournal {
   }
 
   private CompletionStage<CommandResult> append(LogCommand.Builder command) {
-    return append(command, backend.bound().writer());
-  }
-
-  private CompletionStage<CommandResult> append(LogCommand.Builder command, EventLog log) {
     try {
-      return log.append(command.build());
+      return backend.bound().writer().append(command.build());
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
@@ -178,10 +174,5 @@ public final class EventLogJournal extends AsyncWriteJournal {
         callback.accept(repr);
       }
     }
-  }
-
-  /** Completes once this node's replica has applied log index {@code index}, or fails after the apply timeout. */
-  private CompletionStage<Long> waitForLocalApply(long index) {
-    return backend.bound().log().whenApplied(index, applyTimeout);
   }
 }

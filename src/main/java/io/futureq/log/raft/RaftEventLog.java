@@ -1,6 +1,7 @@
 package io.futureq.log.raft;
 
 import io.futureq.config.RaftSettings;
+import io.futureq.log.Barrier;
 import io.futureq.log.BrokerStateMachine;
 import io.futureq.log.CommandResult;
 import io.futureq.log.EventLog;
@@ -13,7 +14,6 @@ import java.nio.file.Files;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 import java.util.function.Supplier;
@@ -49,9 +49,6 @@ public final class RaftEventLog implements EventLog {
   private final EntryCommitter committer;
   private final Membership membership;
   private final ReplicaLease lease;
-  /** An empty journal write: applied in log order, it changes nothing and says where the log is. */
-  private static final LogCommand BARRIER = LogCommand.newBuilder()
-      .setJournalWrite(io.futureq.log.proto.JournalWrite.getDefaultInstance()).build();
   private volatile boolean closed;
 
   private RaftEventLog(RaftSettings settings, RaftServer server, RatisStateMachine stateMachine,
@@ -61,9 +58,8 @@ public final class RaftEventLog implements EventLog {
     this.stateMachine = stateMachine;
     this.committer = committer;
     this.membership = membership;
-    this.lease = new ReplicaLease(server, settings.electionTimeout(), () -> committer.append(BARRIER)
-        .thenCompose(result -> stateMachine.whenApplied(((CommandResult.JournalWritten) result).logIndex()))
-        .toCompletableFuture().orTimeout(settings.requestTimeout().toMillis(), TimeUnit.MILLISECONDS));
+    this.lease = new ReplicaLease(server, settings.electionTimeout(),
+        () -> Barrier.applied(this, this, settings.requestTimeout()));
   }
 
   /**
