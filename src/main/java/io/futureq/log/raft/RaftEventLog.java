@@ -50,6 +50,8 @@ public final class RaftEventLog implements EventLog {
   private final Membership membership;
   private final ReplicaLease lease;
   private volatile boolean closed;
+  /** Appended by the first {@link #caughtUp} call, again after one failed; see there. */
+  private CompletableFuture<Long> startBarrier;
 
   private RaftEventLog(RaftSettings settings, RaftServer server, RatisStateMachine stateMachine,
       EntryCommitter committer, Membership membership) {
@@ -141,23 +143,29 @@ public final class RaftEventLog implements EventLog {
     return lease.current();
   }
 
-  /** What this node knows of the group now; {@link RaftStatus.Role#STOPPED} once closed or failed. */
   /**
-   * Whether this replica follows a known leader and has applied every entry it knows to be
-   * committed. Compares Raft's own applied index, which also counts Raft's bookkeeping entries
-   * (a new leader's first entry, configuration changes) that never reach the store.
+   * Whether this replica has caught up since it started: it has applied a barrier it appended after
+   * starting (so everything committed before that), it follows a known leader, and it has not since
+   * lost touch with the leader (see {@link #current()}). Not "applied index equals commit index": under
+   * steady writes a replica's apply thread is nearly always an entry behind what it has just learnt is
+   * committed, and a busy follower restarted into such a cluster never looked caught up.
    */
   public boolean caughtUp() {
-    try {
-      RaftServer.Division division = server.getDivision(RaftServerFactory.GROUP_ID);
-      DivisionInfo info = division.getInfo();
-      return info.getLeaderId() != null
-          && info.getLastAppliedIndex() >= division.getRaftLog().getLastCommittedIndex();
-    } catch (IOException e) {
+    if (closed) {
       return false;
     }
+    CompletableFuture<Long> barrier;
+    synchronized (this) {
+      if (startBarrier == null || startBarrier.isCompletedExceptionally()) {
+        startBarrier = Barrier.applied(this, this, settings.requestTimeout());
+      }
+      barrier = startBarrier;
+    }
+    return barrier.isDone() && !barrier.isCompletedExceptionally() && lease.current()
+        && !status().leaderId().isEmpty();
   }
 
+  /** What this node knows of the group now; {@link RaftStatus.Role#STOPPED} once closed or failed. */
   public RaftStatus status() {
     try {
       RaftServer.Division division = server.getDivision(RaftServerFactory.GROUP_ID);

@@ -119,6 +119,53 @@ class RaftEventLogTest {
     cluster.assertStoresEqual(70);
   }
 
+  /**
+   * Readiness of a restarted node: under steady writes a follower whose apply thread is always busy
+   * (here each entry takes a few ms more) is nearly never at the commit index it has just learnt, and
+   * used to be reported behind for as long as the writes went on. Caught up now means: it has applied
+   * everything committed before it was first asked.
+   */
+  @Test
+  void aRestartedFollowerUnderSteadyWritesIsCaughtUpOnceItHasAppliedWhatWasCommittedBefore() throws Exception {
+    cluster = RaftCluster.start(dir, 3, NO_SNAPSHOTS, SEGMENT_BYTES);
+    RaftNode leader = cluster.awaitLeader();
+    RaftNode follower = cluster.running().stream().filter(n -> n != leader).findFirst().orElseThrow();
+    follower.stop();
+    for (int i = 0; i < 100; i++) {
+      RaftCluster.append(leader, store(message(TOPIC, "while-down" + i, 0)));
+    }
+    follower.afterEachApply(() -> {
+      try {
+        Thread.sleep(3);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    });
+    java.util.concurrent.atomic.AtomicBoolean writing = new java.util.concurrent.atomic.AtomicBoolean(true);
+    Thread writer = new Thread(() -> {
+      for (int i = 0; writing.get(); i++) {
+        try {
+          leader.log().append(store(message(TOPIC, "steady" + i, 0))).toCompletableFuture().get(30, TimeUnit.SECONDS);
+          Thread.sleep(2);
+        } catch (Exception e) {
+          return;
+        }
+      }
+    }, "steady-writer");
+    try {
+      follower.start();
+      writer.start();
+      long committedBefore = leader.status().commitIndex();
+      RaftCluster.await("the restarted follower caught up", () -> follower.log().caughtUp() ? true : null);
+      assertTrue(follower.status().appliedIndex() >= committedBefore, "caught up at applied index "
+          + follower.status().appliedIndex() + " before reaching " + committedBefore + ", committed when first asked");
+      assertTrue(writer.isAlive(), "the writes stopped before the follower was caught up");
+    } finally {
+      writing.set(false);
+      writer.join(60_000);
+    }
+  }
+
   @Test
   void replayAfterRestartDoesNotApplyEntriesTwice() {
     cluster = RaftCluster.start(dir, 3, NO_SNAPSHOTS, SEGMENT_BYTES);

@@ -44,6 +44,7 @@ final class RaftNode implements AutoCloseable {
   private RaftEventLog log;
   private Consumer<RaftProperties> tuning = properties -> { };
   private WriteQueueLimit limit = new WriteQueueLimit(100_000, 1L << 30);
+  private java.util.function.LongConsumer afterEachApply = nanos -> { };
 
   RaftNode(Path dir, RaftSettings settings) {
     this.dir = dir;
@@ -73,7 +74,7 @@ final class RaftNode implements AutoCloseable {
           replacements.add(appliedIndex);
         }
       };
-      log = RaftEventLog.start(settings, store, machine, 256, limit, listener, nanos -> { }, fatal::set, tuning);
+      log = RaftEventLog.start(settings, store, machine, 256, limit, listener, afterEachApply, fatal::set, tuning);
     } catch (RuntimeException e) {
       store.close();
       throw e;
@@ -86,6 +87,11 @@ final class RaftNode implements AutoCloseable {
    */
   void noSnapshotOnStop() {
     tuning = properties -> RaftServerConfigKeys.Snapshot.setTriggerWhenStopEnabled(properties, false);
+  }
+
+  /** From the next start on, runs on the apply thread after every entry this replica applies. */
+  void afterEachApply(Runnable hook) {
+    this.afterEachApply = nanos -> hook.run();
   }
 
   /** From the next start on, at most this much waits to be submitted. */

@@ -17,6 +17,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Publishes messages in batches over one pipelined {@code PublishStream}. Batches go out when full
@@ -27,6 +29,7 @@ import java.util.concurrent.TimeUnit;
  * timeout fails with DEADLINE_EXCEEDED; the broker may still have stored it.
  */
 public final class FutureQProducer implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(FutureQProducer.class);
   private record Pending(OutgoingMessage message, CompletableFuture<SendResult> result, long sentAtNanos) {}
 
   /** One publish request awaiting its response; resent as is after a reconnect. */
@@ -136,8 +139,9 @@ public final class FutureQProducer implements AutoCloseable {
   private void connect() {
     int gen = ++generation;
     // The first stream goes to a target the application named; reconnects may go to any member.
-    ClientCall<PublishRequest, PublishResponse> next = (gen == 1 ? client.seedChannel() : client.nextChannel())
-        .newCall(Rpc.PUBLISH_STREAM, CallOptions.DEFAULT);
+    io.grpc.ManagedChannel channel = gen == 1 ? client.seedChannel() : client.nextChannel();
+    LOG.debug("publish stream {} to {}, resending {} requests", gen, channel.authority(), inFlight.size());
+    ClientCall<PublishRequest, PublishResponse> next = channel.newCall(Rpc.PUBLISH_STREAM, CallOptions.DEFAULT);
     call = next;
     next.start(new ClientCall.Listener<>() {
       @Override
@@ -167,6 +171,7 @@ public final class FutureQProducer implements AutoCloseable {
           response.getError().getMessage());
       if (error.retriable() && !closed) {
         lastFailure = error;
+        LOG.debug("publish request {} refused for now, resending: {}", id, error.getMessage());
         timer.schedule(() -> resend(id), options.reconnectBackoff().toMillis(), TimeUnit.MILLISECONDS);
         return;
       }
@@ -231,6 +236,8 @@ public final class FutureQProducer implements AutoCloseable {
     }
     call = null;
     long backoff = Math.min(5000, options.reconnectBackoff().toMillis() << Math.min(failures++, 6));
+    LOG.debug("publish stream {} ended ({}); reconnecting in {} ms", gen, failure == null ? "OK" : failure.getMessage(),
+        backoff);
     timer.schedule(() -> {
       synchronized (this) {
         if (gen == generation && !closed) {
