@@ -71,6 +71,16 @@ final class Brokers {
     known = List.copyOf(all);
   }
 
+  /** Whether {@code info} names the gRPC address of every member not marked unreachable. */
+  static boolean namesEveryMember(ClusterInfo info) {
+    for (Member m : info.getMembersList()) {
+      if (m.getReachable() && m.getGrpcAddress().isEmpty()) {
+        return false;
+      }
+    }
+    return info.getMembersCount() > 0;
+  }
+
   /** A connection to one of the seeds, in rotation: where streams and calls start. */
   synchronized ManagedChannel seedChannel() {
     return channel(seeds.get(Math.floorMod(nextSeed.getAndIncrement(), seeds.size())));

@@ -45,11 +45,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Connects to one or more FutureQ brokers and hands out producers, consumers and admin calls. Given
- * one address of a cluster, it learns the other members from {@code Admin.GetClusterInfo} (at start and
- * every {@link Builder#discoveryInterval}) and fails over to them: a lost stream reconnects to the
- * next known broker, and a call that finds its broker unavailable is tried on the next. Built on plain
- * grpc-java (no actor system): one channel per broker. Plaintext for now; TLS will be an option of the
- * builder. Close it to release its threads.
+ * one address of a cluster, it learns the other members from {@code Admin.GetClusterInfo} (at start,
+ * every second until the answer names every member's address, then every
+ * {@link Builder#discoveryInterval}) and fails over to them: a lost stream reconnects to the next
+ * known broker, and a call that finds its broker unavailable is tried on the next. Built on plain
+ * grpc-java (no actor system): one channel per broker, plaintext or TLS. Close it to release its
+ * threads.
  *
  * <pre>{@code
  * try (FutureQClient client = FutureQClient.builder().target("127.0.0.1:8443").build()) {
@@ -60,9 +61,13 @@ import org.slf4j.LoggerFactory;
  */
 public final class FutureQClient implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(FutureQClient.class);
+  /** How soon discovery asks again after a failed or incomplete answer. */
+  static final Duration DISCOVERY_RETRY = Duration.ofSeconds(1);
 
   private final Brokers brokers;
   private final Duration requestTimeout;
+  /** Zero: no discovery. */
+  private final Duration discoveryInterval;
   private final Set<AutoCloseable> handles = new LinkedHashSet<>();
   private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
     Thread t = new Thread(r, "futureq-client-timer");
@@ -75,8 +80,9 @@ public final class FutureQClient implements AutoCloseable {
     this.brokers = new Brokers(builder.targets, credentials,
         builder.token == null ? null : new BearerToken(builder.token));
     this.requestTimeout = builder.requestTimeout;
-    if (!builder.discoveryInterval.isZero()) {
-      timer.scheduleWithFixedDelay(this::discover, 0, builder.discoveryInterval.toMillis(), TimeUnit.MILLISECONDS);
+    this.discoveryInterval = builder.discoveryInterval;
+    if (!discoveryInterval.isZero()) {
+      timer.execute(this::discover);
     }
   }
 
@@ -231,14 +237,28 @@ public final class FutureQClient implements AutoCloseable {
     }).thenCompose(f -> f);
   }
 
-  /** Learns the cluster's members from one broker; the next round asks the next broker. */
+  /**
+   * Learns the cluster's members from one broker; the next round asks the next broker. Until an answer
+   * names every reachable member's gRPC address, rounds come every {@link #DISCOVERY_RETRY}: a broker
+   * that has just started may not know its peers' addresses yet, and a client that knew only its seed
+   * when the seed died would have nowhere to go.
+   */
   private void discover() {
     Rpc.unary(brokers.nextChannel(), Rpc.CLUSTER_INFO, GetClusterInfoRequest.getDefaultInstance(), requestTimeout)
         .whenComplete((info, failure) -> {
+          boolean complete = false;
           if (failure != null) {
             LOG.debug("cluster discovery: {}", failure.toString());
           } else {
             brokers.learn(info);
+            complete = Brokers.namesEveryMember(info);
+          }
+          Duration next = complete || discoveryInterval.compareTo(DISCOVERY_RETRY) < 0 ? discoveryInterval
+              : DISCOVERY_RETRY;
+          try {
+            timer.schedule(this::discover, next.toMillis(), TimeUnit.MILLISECONDS);
+          } catch (java.util.concurrent.RejectedExecutionException closedMeanwhile) {
+            // the client was closed
           }
         });
   }
