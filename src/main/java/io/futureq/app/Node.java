@@ -208,7 +208,8 @@ public final class Node implements AutoCloseable {
         + settings.management().host() + ":" + settings.management().port());
     if (clustered) {
       ClusterBootstrap.get(system).start();
-      readiness.require(() -> cluster.selfMember().status() == MemberStatus.up() && raftLog.caughtUp());
+      readiness.require(() -> cluster.selfMember().status() != MemberStatus.up()
+          ? "cluster member status " + cluster.selfMember().status() : raftLog.behind());
       system.scheduler().scheduleWithFixedDelay(settings.topic().wakeInterval(), settings.topic().wakeInterval(),
           () -> wakeTopics(store, router), system.executionContext());
     }

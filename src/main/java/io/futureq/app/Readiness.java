@@ -1,7 +1,7 @@
 package io.futureq.app;
 
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.apache.pekko.actor.AbstractExtensionId;
 import org.apache.pekko.actor.ExtendedActorSystem;
 import org.apache.pekko.actor.Extension;
@@ -15,7 +15,8 @@ import org.apache.pekko.actor.typed.javadsl.Adapter;
 public final class Readiness implements Extension {
   private static final Id ID = new Id();
   private final AtomicBoolean ready = new AtomicBoolean();
-  private volatile BooleanSupplier condition = () -> true;
+  /** Why this node does not serve yet beyond start-up and shutdown; null when nothing holds it back. */
+  private volatile Supplier<String> holdsBack = () -> null;
   private volatile String storage = "not open";
 
   public static Readiness get(ActorSystem<?> system) {
@@ -27,12 +28,20 @@ public final class Readiness implements Extension {
   }
 
   public boolean isReady() {
-    return ready.get() && condition.getAsBoolean();
+    return whyNotReady() == null;
   }
 
-  /** A further condition for readiness, such as cluster membership and a caught-up replica. */
-  void require(BooleanSupplier condition) {
-    this.condition = condition;
+  /** Why this node is not ready (what /ready answers), or null when it is. */
+  public String whyNotReady() {
+    return ready.get() ? holdsBack.get() : "starting or shutting down";
+  }
+
+  /**
+   * A further condition for readiness, such as cluster membership and a caught-up replica: says why
+   * the node is not ready yet, null once it is.
+   */
+  void require(Supplier<String> holdsBack) {
+    this.holdsBack = holdsBack;
   }
 
   /** How this node keeps its data, as /ready shows it: "rocksdb" or "memory (...)". */

@@ -5,7 +5,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 import org.apache.pekko.actor.ActorSystem;
 
-/** Pekko Management readiness check behind GET /ready. */
+/** Pekko Management readiness check behind GET /ready; a node not ready says why in the answer's body. */
 public final class ReadinessCheck implements Supplier<CompletionStage<Boolean>> {
   private final Readiness readiness;
 
@@ -15,6 +15,8 @@ public final class ReadinessCheck implements Supplier<CompletionStage<Boolean>> 
 
   @Override
   public CompletionStage<Boolean> get() {
-    return CompletableFuture.completedFuture(readiness.isReady());
+    String why = readiness.whyNotReady();
+    return why == null ? CompletableFuture.completedFuture(true)
+        : CompletableFuture.failedFuture(new IllegalStateException("not ready: " + why));
   }
 }

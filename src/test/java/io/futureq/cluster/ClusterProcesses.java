@@ -93,6 +93,7 @@ final class ClusterProcesses implements AutoCloseable {
   void awaitReady(int i, Duration within) throws Exception {
     HttpClient http = HttpClient.newHttpClient();
     long deadline = System.nanoTime() + within.toNanos();
+    String answer = "no answer";
     while (System.nanoTime() < deadline) {
       if (!processes[i].isAlive()) {
         throw new AssertionError("node-" + (i + 1) + " exited: " + log(i));
@@ -103,12 +104,14 @@ final class ClusterProcesses implements AutoCloseable {
         if (r.statusCode() == 200) {
           return;
         }
+        answer = r.body().trim();
       } catch (IOException e) {
         // not listening yet
       }
       Thread.sleep(200);
     }
-    throw new AssertionError("node-" + (i + 1) + " not ready within " + within + ": " + log(i));
+    throw new AssertionError("node-" + (i + 1) + " not ready within " + within + " (/ready: " + answer + "): "
+        + log(i));
   }
 
   /** The index of the Raft leader as node {@code asking} sees it, or -1 if it knows none. */

@@ -33,6 +33,14 @@ final class FailoverProbe implements AutoCloseable {
   static final long INTERVAL_MS = 20;
   /** Longer than the broker's request timeout (10 s), so that a GetClusterInfo held that long shows. */
   static final long CLUSTER_INFO_WAIT_S = 12;
+  /**
+   * How often the stages are looked for while a kill is measured: fine enough for stages of seconds
+   * (acks and receipts are timed by their own callbacks), and each look asks a survivor for the whole
+   * cluster's state, which is work for every member.
+   */
+  static final long POLL_MS = 100;
+  /** One admin client per node, without discovery, so that what it sees is that node's doing. */
+  private final Map<Integer, FutureQClient> admins = new ConcurrentHashMap<>();
   private final ClusterProcesses nodes;
   /** payload -> when it was acknowledged (ms since the epoch) */
   private final Map<String, Long> acked = new ConcurrentHashMap<>();
@@ -42,6 +50,8 @@ final class FailoverProbe implements AutoCloseable {
   private final Map<String, Long> sent = new ConcurrentHashMap<>();
   private final List<FutureQClient> clients = new ArrayList<>();
   private final List<Thread> publishers = new ArrayList<>();
+  /** One per node, publishing first through that node; their clients are clients.get(1 + i). */
+  private final List<FutureQProducer> producers = new ArrayList<>();
   private final AtomicBoolean running = new AtomicBoolean(true);
   private FutureQConsumer[] consumers;
 
@@ -98,6 +108,7 @@ final class FailoverProbe implements AutoCloseable {
       clients.add(client);
       FutureQProducer producer = client.producer(ProducerOptions.defaults().withLinger(Duration.ZERO)
           .withDeliveryTimeout(Duration.ofMinutes(5)));
+      producers.add(producer);
       int node = i;
       Thread publisher = new Thread(() -> publish(node, producer), "probe-publisher-" + (i + 1));
       publisher.setDaemon(true);
@@ -146,15 +157,13 @@ final class FailoverProbe implements AutoCloseable {
     long consumersReceive = hosted.isEmpty() ? 0 : -1;
     java.util.Arrays.fill(publishResumed, -1);
     while (System.currentTimeMillis() < deadline) {
-      if (elected < 0) {
-        int leader = nodes.leader(observer);
-        if (leader >= 0 && leader != victim) {
-          elected = System.currentTimeMillis() - kill;
-        }
-      }
       long asked = System.nanoTime();
       ClusterInfo info = clusterInfo(observer);
       slowestInfo = Math.max(slowestInfo, (System.nanoTime() - asked) / 1_000_000);
+      if (elected < 0 && info != null && info.getRaft().getLeaderId().startsWith("node-")
+          && !info.getRaft().getLeaderId().equals("node-" + (victim + 1))) {
+        elected = System.currentTimeMillis() - kill;
+      }
       if (memberUnreachable < 0 && memberGone(info, victim, false)) {
         memberUnreachable = System.currentTimeMillis() - kill;
       }
@@ -180,7 +189,12 @@ final class FailoverProbe implements AutoCloseable {
       if (all) {
         break;
       }
-      Thread.sleep(20);
+      Thread.sleep(POLL_MS);
+    }
+    if (publishResumed[victim] < 0) {
+      // what a failing run needs to be understood
+      System.out.println("the dead node's producer has " + producers.get(victim).outstanding()
+          + " messages unacknowledged; its client knows " + clients.get(1 + victim).targets());
     }
     if (restart) {
       nodes.start(victim);
@@ -268,8 +282,8 @@ final class FailoverProbe implements AutoCloseable {
 
 
   private ClusterInfo clusterInfo(int node) {
-    try (FutureQClient admin = nodes.client(node)) {
-      return admin.clusterInfo().get(CLUSTER_INFO_WAIT_S, TimeUnit.SECONDS);
+    try {
+      return admins.computeIfAbsent(node, nodes::client).clusterInfo().get(CLUSTER_INFO_WAIT_S, TimeUnit.SECONDS);
     } catch (Exception e) {
       return null;
     }
@@ -303,5 +317,6 @@ final class FailoverProbe implements AutoCloseable {
     for (FutureQClient c : clients) {
       c.close();
     }
+    admins.values().forEach(FutureQClient::close);
   }
 }

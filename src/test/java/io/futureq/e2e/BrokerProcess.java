@@ -59,6 +59,15 @@ final class BrokerProcess implements AutoCloseable {
     return new BrokerProcess(p, log, grpc, management);
   }
 
+  /** As {@link #start(Path, Path, String)} on a management port the caller chose (cluster contact points name it). */
+  static BrokerProcess startWithManagementPort(Path dir, Path data, int management, String extraConfig)
+      throws IOException {
+    int grpc = TestBroker.freePort();
+    Path conf = writeConfig(dir, data, grpc, management, extraConfig);
+    Path log = dir.resolve("broker-" + grpc + ".log");
+    return new BrokerProcess(launch(conf, log), log, grpc, management);
+  }
+
   /** The metrics port written to this broker's configuration file. */
   int metricsPort() throws IOException {
     String conf = Files.readString(log.resolveSibling("broker-" + grpcPort + ".conf"));

@@ -151,8 +151,13 @@ public final class RaftEventLog implements EventLog {
    * committed, and a busy follower restarted into such a cluster never looked caught up.
    */
   public boolean caughtUp() {
+    return behind() == null;
+  }
+
+  /** Why this replica has not {@linkplain #caughtUp caught up}, or null when it has. */
+  public String behind() {
     if (closed) {
-      return false;
+      return "the Raft log is closed";
     }
     CompletableFuture<Long> barrier;
     synchronized (this) {
@@ -161,8 +166,13 @@ public final class RaftEventLog implements EventLog {
       }
       barrier = startBarrier;
     }
-    return barrier.isDone() && !barrier.isCompletedExceptionally() && lease.current()
-        && !status().leaderId().isEmpty();
+    if (!barrier.isDone()) {
+      return "Raft replica applying what was committed before it started (applied index " + appliedIndex() + ")";
+    }
+    if (!lease.current()) {
+      return "Raft replica out of touch with the leader, or catching up after it was";
+    }
+    return status().leaderId().isEmpty() ? "no Raft leader known" : null;
   }
 
   /** What this node knows of the group now; {@link RaftStatus.Role#STOPPED} once closed or failed. */

@@ -1,0 +1,54 @@
+package io.futureq.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** What an operator (or a Kubernetes probe) reads on GET /ready of a node that cannot serve yet. */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class ReadinessE2ETest {
+  @TempDir
+  Path dir;
+
+  @Test
+  void aClusterNodeWithoutARaftMajoritySaysSoOnReady() throws Exception {
+    int management = TestBroker.freePort();
+    // One of three Raft peers: it becomes an Up cluster member of its own, but never has a Raft leader.
+    String config = String.join("\n",
+        "futureq.cluster.enabled = true",
+        "futureq.cluster.discovery.contact-points = [\"127.0.0.1:" + management + "\"]",
+        "futureq.cluster.discovery.required-contact-points = 1",
+        "futureq.raft.storage-dir = \"" + dir.resolve("raft") + "\"",
+        "futureq.raft.peers { node-1 = \"127.0.0.1:" + TestBroker.freePort() + "\", node-2 = \"127.0.0.1:"
+            + TestBroker.freePort() + "\", node-3 = \"127.0.0.1:" + TestBroker.freePort() + "\" }");
+    try (BrokerProcess broker = BrokerProcess.startWithManagementPort(dir, dir.resolve("data"), management,
+        config)) {
+      HttpClient http = HttpClient.newHttpClient();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+      String last = "no answer";
+      while (System.nanoTime() < deadline && !last.contains("Raft")) {
+        try {
+          HttpResponse<String> ready = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + management
+              + "/ready")).timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
+          assertEquals(500, ready.statusCode(), ready.body());
+          last = ready.body();
+        } catch (java.io.IOException notListeningYet) {
+          // management not bound yet
+        }
+        Thread.sleep(200);
+      }
+      assertTrue(last.contains("not ready: ") && last.contains("Raft"), "/ready answered: " + last + "\n"
+          + broker.output());
+    }
+  }
+}
