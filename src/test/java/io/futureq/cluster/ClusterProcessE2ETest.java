@@ -13,12 +13,13 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Three brokers as real processes started through bin/futureq, under publishes through every node
- * and a consumer of every topic: the Raft leader is killed with SIGKILL and restarted, then a follower
- * (not restarted: the two survivors are a majority).
- * The bounds are generous (the two-second goal is measured by scripts/failover-bench.sh); what must
- * hold exactly is that nothing acknowledged at QUORUM is lost.
+ * and a consumer of every topic: the Raft leader is killed with SIGKILL (the harder case: an election,
+ * and the producer whose first target it was has to move on by itself). Follower kills, and repeated
+ * kills with restarts, are measured by scripts/failover-bench.sh and crash-tested by ClusterCrashLoopTest.
+ * The bounds are generous (the two-second goal is measured by the bench); what must hold exactly is
+ * that nothing acknowledged at QUORUM is lost.
  */
-@Timeout(value = 420, unit = TimeUnit.SECONDS)
+@Timeout(value = 300, unit = TimeUnit.SECONDS)
 class ClusterProcessE2ETest {
   private static final Duration PUBLISH_BOUND = Duration.ofSeconds(20);
   private static final Duration DELIVERY_BOUND = Duration.ofSeconds(120);
@@ -28,7 +29,7 @@ class ClusterProcessE2ETest {
   Path dir;
 
   @Test
-  void killingTheLeaderThenAFollowerLosesNoMessageAckedAtQuorumAndPublishingResumes() throws Exception {
+  void killingTheLeaderLosesNoMessageAckedAtQuorumAndEveryProducerResumes() throws Exception {
     // A shorter split-brain stable-after than Pekko's 20 s (which FutureQ keeps) so that the dead node's
     // topics move within this test's time; scripts/failover-bench.sh measures the defaults.
     try (ClusterProcesses nodes = new ClusterProcesses(dir,
@@ -37,13 +38,9 @@ class ClusterProcessE2ETest {
       int leader = nodes.leader(0);
       assertTrue(leader >= 0, "no Raft leader after start-up");
       Thread.sleep(1000);
-      FailoverProbe.Stages leaderKill = probe.killAndMeasure(leader, DELIVERY_BOUND, true);
+      FailoverProbe.Stages leaderKill = probe.killAndMeasure(leader, DELIVERY_BOUND, false);
       System.out.println(leaderKill);
       assertResumed(leaderKill);
-      int follower = (nodes.leader((leader + 1) % 3) + 1) % 3;
-      FailoverProbe.Stages followerKill = probe.killAndMeasure(follower, DELIVERY_BOUND, false);
-      System.out.println(followerKill);
-      assertResumed(followerKill);
 
       Set<String> lost = probe.stopAndFindLost(Duration.ofSeconds(60));
       assertTrue(lost.isEmpty(), "acknowledged at QUORUM but never delivered: " + lost);
@@ -52,7 +49,8 @@ class ClusterProcessE2ETest {
   }
 
   private static void assertResumed(FailoverProbe.Stages stages) {
-    assertTrue(stages.wasLeader() ? stages.leaderElected() >= 0 : true, "no new Raft leader: " + stages);
+    assertTrue(stages.wasLeader(), "the node killed was no longer the Raft leader: " + stages);
+    assertTrue(stages.leaderElected() >= 0, "no new Raft leader: " + stages);
     long worst = stages.worstSurvivorPublish();
     assertTrue(worst <= PUBLISH_BOUND.toMillis(), "publishing through the survivors did not resume within "
         + PUBLISH_BOUND + ": " + stages);
