@@ -5,6 +5,7 @@ import io.futureq.topic.LocalTopics;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -15,16 +16,18 @@ import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
-import org.apache.pekko.actor.typed.receptionist.Receptionist;
-import org.apache.pekko.actor.typed.receptionist.ServiceKey;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.cluster.Cluster;
 
 /**
- * One actor per node, registered with the receptionist, that tells who this node is: its id, its
- * gRPC address and the topics it hosts. Admin.GetClusterInfo asks every member's.
+ * One actor per node, at {@code /system/node-directory}, that tells who this node is: its id, its
+ * gRPC address and the topics it hosts. Admin.GetClusterInfo asks every member's, by that path on
+ * the member's address: the receptionist would do too, but its listing reaches other nodes by
+ * gossip seconds after they start, and a client that asked then learnt no other member's address.
  */
 public final class NodeDirectory {
-  static final ServiceKey<Command> KEY = ServiceKey.create(Command.class, "futureq-node");
+  /** Its name under /system on every node. */
+  public static final String NAME = "node-directory";
 
   public sealed interface Command extends CborSerializable {}
 
@@ -37,15 +40,12 @@ public final class NodeDirectory {
   private NodeDirectory() {}
 
   public static Behavior<Command> create(String nodeId, String address, String grpcAddress, LocalTopics topics) {
-    return Behaviors.setup(ctx -> {
-      ctx.getSystem().receptionist().tell(Receptionist.register(KEY, ctx.getSelf()));
-      return Behaviors.receive(Command.class)
-          .onMessage(Describe.class, d -> {
-            d.replyTo().tell(new Description(nodeId, address, grpcAddress, topics.names()));
-            return Behaviors.same();
-          })
-          .build();
-    });
+    return Behaviors.receive(Command.class)
+        .onMessage(Describe.class, d -> {
+          d.replyTo().tell(new Description(nodeId, address, grpcAddress, topics.names()));
+          return Behaviors.same();
+        })
+        .build();
   }
 
   /**
@@ -55,28 +55,30 @@ public final class NodeDirectory {
    * out.
    */
   public static CompletionStage<List<Description>> describeReachable(ActorSystem<?> system, Duration timeout) {
+    Cluster cluster = Cluster.get(system);
     Set<Address> unreachable = new HashSet<>();
-    Cluster.get(system).state().getUnreachable().forEach(m -> unreachable.add(m.address()));
-    CompletionStage<Receptionist.Listing> listing = AskPattern.ask(system.receptionist(),
-        replyTo -> Receptionist.find(KEY, replyTo), timeout, system.scheduler());
-    return listing.thenCompose(l -> {
-      List<CompletableFuture<Description>> answers = new ArrayList<>();
-      for (ActorRef<Command> node : l.getServiceInstances(KEY)) {
-        if (unreachable.contains(node.path().address())) {
-          continue;
-        }
-        answers.add(AskPattern.<Command, Description>ask(node, Describe::new, timeout, system.scheduler())
-            .toCompletableFuture().exceptionally(e -> null));
+    cluster.state().getUnreachable().forEach(m -> unreachable.add(m.address()));
+    Set<Address> members = new LinkedHashSet<>();
+    members.add(cluster.selfAddress());
+    cluster.state().getMembers().forEach(m -> members.add(m.address()));
+    List<CompletableFuture<Description>> answers = new ArrayList<>();
+    for (Address member : members) {
+      if (unreachable.contains(member)) {
+        continue;
       }
-      return CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new)).thenApply(v -> {
-        List<Description> out = new ArrayList<>();
-        answers.forEach(a -> {
-          if (a.join() != null) {
-            out.add(a.join());
-          }
-        });
-        return out;
+      answers.add(Adapter.toClassic(system).actorSelection(member + "/system/" + NAME).resolveOne(timeout)
+          .thenCompose(directory -> AskPattern.<Command, Description>ask(Adapter.toTyped(directory), Describe::new,
+              timeout, system.scheduler()))
+          .toCompletableFuture().exceptionally(e -> null));
+    }
+    return CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new)).thenApply(v -> {
+      List<Description> out = new ArrayList<>();
+      answers.forEach(a -> {
+        if (a.join() != null) {
+          out.add(a.join());
+        }
       });
+      return out;
     });
   }
 }

@@ -199,7 +199,7 @@ public final class Node implements AutoCloseable {
     int grpcPort = binding.localAddress().getPort();
     String grpcAddress = settings.api().advertised().at(grpcPort);
     system.systemActorOf(NodeDirectory.create(settings.cluster().nodeId(), cluster.selfMember().address().toString(),
-        grpcAddress, localTopics), "node-directory", org.apache.pekko.actor.typed.Props.empty());
+        grpcAddress, localTopics), NodeDirectory.NAME, org.apache.pekko.actor.typed.Props.empty());
     if (!clustered) {
       awaitSelfDescribed(system, askTimeout); // a clustered node is described once it has joined
     }
@@ -317,9 +317,9 @@ public final class Node implements AutoCloseable {
   }
 
   /**
-   * The node directory registers with the receptionist asynchronously: wait until it lists this
-   * node, so that GetClusterInfo answered right after a standalone start names this node and its
-   * gRPC address (seen missing in a CI run of StatsClusterCommandTest).
+   * The node directory is spawned asynchronously: wait until it answers, so that GetClusterInfo
+   * answered right after a standalone start names this node and its gRPC address (seen missing in a
+   * CI run of StatsClusterCommandTest).
    */
   private static void awaitSelfDescribed(ActorSystem<Void> system, Duration askTimeout) {
     String self = Cluster.get(system).selfMember().address().toString();
