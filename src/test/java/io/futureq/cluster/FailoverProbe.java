@@ -92,7 +92,7 @@ final class FailoverProbe implements AutoCloseable {
   }
 
   /** Subscribes to every topic and starts one producer per node (first target that node, then discovery). */
-  FailoverProbe start() {
+  FailoverProbe start() throws InterruptedException {
     FutureQClient consuming = FutureQClient.builder().target(nodes.address(0)).target(nodes.address(1))
         .target(nodes.address(2)).discoveryInterval(Duration.ofSeconds(5)).build();
     clients.add(consuming);
@@ -115,7 +115,23 @@ final class FailoverProbe implements AutoCloseable {
       publishers.add(publisher);
       publisher.start();
     }
+    awaitEveryClientKnowsTheCluster(Duration.ofSeconds(60));
     return this;
+  }
+
+  /**
+   * A producer's client that knows only its first target has nowhere to go when that node dies, so
+   * the kills wait until every client has learnt all members (what a client running for a while has).
+   */
+  private void awaitEveryClientKnowsTheCluster(Duration within) throws InterruptedException {
+    long deadline = System.nanoTime() + within.toNanos();
+    while (clients.stream().anyMatch(c -> c.targets().size() < ClusterProcesses.SIZE)) {
+      if (System.nanoTime() > deadline) {
+        List<List<String>> known = clients.stream().map(FutureQClient::targets).toList();
+        throw new AssertionError("the probe's clients did not learn every member within " + within + ": " + known);
+      }
+      Thread.sleep(50);
+    }
   }
 
   private void publish(int node, FutureQProducer producer) {
@@ -198,7 +214,9 @@ final class FailoverProbe implements AutoCloseable {
     }
     if (restart) {
       nodes.start(victim);
-      nodes.awaitReady(victim, Duration.ofMinutes(2));
+      // It applies what was written while it was down (about 150 entries a second here) before it is
+      // ready; with three brokers on two cores that took over two minutes.
+      nodes.awaitReady(victim, Duration.ofMinutes(5));
     }
     return new Stages(victim, wasLeader, hosted, elected, publishResumed, deadProducer, memberUnreachable, memberDown, rehomed,
         consumersReceive, slowestInfo);
