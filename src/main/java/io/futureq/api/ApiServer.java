@@ -8,6 +8,7 @@ import io.futureq.api.grpc.Producer;
 import io.futureq.api.grpc.ProducerPowerApiHandlerFactory;
 import io.futureq.config.ApiSettings;
 import io.futureq.config.ApiTlsSettings;
+import io.futureq.tls.ReloadingTls;
 import io.grpc.health.v1.Health;
 import io.grpc.health.v1.HealthHandlerFactory;
 import java.util.List;
@@ -70,8 +71,8 @@ public final class ApiServer {
     };
     ServerBuilder server = Http.get(system).newServerAt(settings.host(), settings.port());
     if (tls.enabled()) {
-      ReloadingServerTls engines = ReloadingServerTls.load(tls);
-      server = server.enableHttps(ConnectionContext.httpsServer(engines::newEngine));
+      ReloadingTls engines = ReloadingTls.load(tls.files());
+      server = server.enableHttps(ConnectionContext.httpsServer(engines::serverEngine));
     }
     return server.bind(limited);
   }

@@ -9,9 +9,11 @@ import io.futureq.api.NodeDirectory;
 import io.futureq.api.ProducerService;
 import io.futureq.config.ApiTlsSettings;
 import io.futureq.config.BrokerSettings;
+import io.futureq.config.ManagementTlsSettings;
 import io.futureq.config.SecuritySettings;
 import io.futureq.config.StorageEngine;
 import io.futureq.config.StorageSettings;
+import io.futureq.tls.ReloadingTls;
 import io.futureq.journal.JournalBackend;
 import io.futureq.group.PreciseWakeTimer;
 import io.futureq.log.BrokerStateMachine;
@@ -32,6 +34,7 @@ import io.futureq.topic.TopicEntity;
 import io.futureq.topic.TopicRouter;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
@@ -45,6 +48,8 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.Join;
+import org.apache.pekko.http.javadsl.ConnectionContext;
+import org.apache.pekko.http.javadsl.Http;
 import org.apache.pekko.http.javadsl.ServerBinding;
 import org.apache.pekko.cluster.MemberStatus;
 import org.apache.pekko.management.cluster.bootstrap.ClusterBootstrap;
@@ -204,8 +209,8 @@ public final class Node implements AutoCloseable {
       awaitSelfDescribed(system, askTimeout); // a clustered node is described once it has joined
     }
     registerShutdown(system, binding, settings.api().shutdownGrace(), log, store, readiness, metrics);
-    await(PekkoManagement.get(system).start().toCompletableFuture(), "start Pekko Management on "
-        + settings.management().host() + ":" + settings.management().port());
+    await(startManagement(system, settings.security().managementTls()).toCompletableFuture(),
+        "start Pekko Management on " + settings.management().host() + ":" + settings.management().port());
     if (clustered) {
       ClusterBootstrap.get(system).start();
       readiness.require(() -> cluster.selfMember().status() != MemberStatus.up()
@@ -224,6 +229,10 @@ public final class Node implements AutoCloseable {
         + "traffic TLS {}", settings.api().host(), grpcPort, wide ? "reachable from other machines" : "loopback only",
         tls.enabled() ? "on" : "off", tls.mutual() ? "required" : "off",
         settings.security().auth().enabled() ? "required" : "off", settings.cluster().tls().enabled() ? "on" : "off");
+    ManagementTlsSettings managementTls = settings.security().managementTls();
+    LOG.info("Management (/alive, /ready{}) on {}:{} over {}", clustered ? ", cluster bootstrap" : "",
+        settings.management().host(), settings.management().port(), !managementTls.enabled() ? "plain HTTP"
+            : managementTls.requireClientCertificates() ? "HTTPS, client certificates required" : "HTTPS");
     if (settings.security().auth().enabled()) {
       LOG.info("gRPC calls need a bearer token ({}{}); health and reflection stay open", settings.security().auth()
           .accessFile() == null ? "" : "static tokens of " + settings.security().auth().accessFile(),
@@ -239,6 +248,22 @@ public final class Node implements AutoCloseable {
               : "anyone on the path can read its traffic, bearer tokens included");
     }
     return new Node(system, binding, store);
+  }
+
+  /**
+   * Pekko Management over HTTP, or over HTTPS with certificates that follow their files. Cluster bootstrap then
+   * probes the other members at https URIs (the scheme of its own), through the system's default HTTPS client
+   * context: it is set to trust the management CA, check the dialled address and present this member's certificate.
+   */
+  private static CompletionStage<?> startManagement(ActorSystem<?> system,
+      ManagementTlsSettings tls) {
+    if (!tls.enabled()) {
+      return PekkoManagement.get(system).start();
+    }
+    ReloadingTls engines = ReloadingTls.load(tls.files());
+    Http.get(system).setDefaultClientHttpsContext(ConnectionContext.httpsClient(engines::clientEngine));
+    return PekkoManagement.get(system).start(management -> management.withHttpsConnectionContext(
+        ConnectionContext.httpsServer(engines::serverEngine)));
   }
 
   private static void registerShutdown(ActorSystem<Void> system, ServerBinding binding, Duration grace,

@@ -2,6 +2,7 @@ package io.futureq.config;
 
 import io.futureq.tls.PemException;
 import io.futureq.tls.PemFiles;
+import io.futureq.tls.ReloadingTls;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -23,6 +24,11 @@ public record ApiTlsSettings(boolean enabled, Path certFile, Path keyFile, Path 
   /** Whether clients must present a certificate (mTLS). */
   public boolean mutual() {
     return enabled && clientCaFile != null;
+  }
+
+  /** The files and reload interval, as the listener that reloads them takes them. */
+  public ReloadingTls.Files files() {
+    return new ReloadingTls.Files("gRPC", certFile, keyFile, clientCaFile, mutual(), reloadInterval);
   }
 
   static ApiTlsSettings from(SettingsReader r) {

@@ -13,12 +13,14 @@ import java.util.List;
  * @param allowInsecure serve the gRPC API beyond loopback without TLS or without authentication
  * @param tls TLS (and client certificates) on the gRPC API
  * @param auth bearer tokens, permissions and publish rate limits
+ * @param managementTls HTTPS on the management port
  */
-public record SecuritySettings(boolean allowInsecure, ApiTlsSettings tls, AuthSettings auth) {
+public record SecuritySettings(boolean allowInsecure, ApiTlsSettings tls, AuthSettings auth,
+    ManagementTlsSettings managementTls) {
 
   static SecuritySettings from(SettingsReader r) {
     return new SecuritySettings(r.bool("futureq.security.allow-insecure"), ApiTlsSettings.from(r),
-        AuthSettings.from(r));
+        AuthSettings.from(r), ManagementTlsSettings.from(r));
   }
 
   /** Refuses a gRPC bind other machines can reach without TLS and authentication, unless allowed. */

@@ -45,14 +45,14 @@ public final class TlsContexts {
   }
 
   /**
-   * A server context presenting {@code identity}; with {@code clientAuthorities} (may be null) it can verify
-   * client certificates against them (the engine must still ask for them).
+   * A context presenting {@code identity} and trusting peers whose chain reaches one of {@code authorities} (null:
+   * the JVM's default CAs). Its server engines verify client certificates only when told to ask for them.
    */
-  public static SSLContext serverContext(PemFiles.KeyAndChain identity, List<X509Certificate> clientAuthorities) {
+  public static SSLContext context(PemFiles.KeyAndChain identity, List<X509Certificate> authorities) {
     try {
       SSLContext context = SSLContext.getInstance("TLS");
       context.init(new X509KeyManager[] {keyManager(identity)},
-          clientAuthorities == null ? null : new X509TrustManager[] {trustManager(clientAuthorities)}, null);
+          authorities == null ? null : new X509TrustManager[] {trustManager(authorities)}, null);
       return context;
     } catch (GeneralSecurityException e) {
       throw new IllegalStateException("cannot create a TLS context: " + e.getMessage(), e);

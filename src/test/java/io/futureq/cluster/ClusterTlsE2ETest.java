@@ -1,6 +1,7 @@
 package io.futureq.cluster;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.futureq.client.FutureQClient;
 import io.futureq.client.FutureQProducer;
@@ -10,8 +11,14 @@ import io.futureq.tls.PemFiles;
 import io.futureq.tls.TestCertificates;
 import io.futureq.tls.TestCertificates.Issued;
 import io.futureq.tls.TlsContexts;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -23,7 +30,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Three members whose remoting (Artery tls-tcp) and Raft (Ratis gRPC) run over mutual TLS. */
+/**
+ * Three members whose remoting (Artery tls-tcp) and Raft (Ratis gRPC) run over mutual TLS, and whose management
+ * ports (health, cluster bootstrap) serve HTTPS only, to callers with a certificate.
+ */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class ClusterTlsE2ETest {
   @TempDir
@@ -36,15 +46,32 @@ class ClusterTlsE2ETest {
     // One identity for every member: Pekko requires the members' certificates to share a subject name.
     Issued member = TestCertificates.leaf(ca, "futureq-cluster", TestCertificates.rsa());
     member.write(dir.resolve("member.pem"), dir.resolve("member.key"));
-    Map<String, Object> tls = Map.of("futureq.cluster.tls.enabled", true,
+    Map<String, Object> tls = new HashMap<>(Map.of("futureq.cluster.tls.enabled", true,
         "futureq.cluster.tls.cert-file", dir.resolve("member.pem").toString(),
         "futureq.cluster.tls.key-file", dir.resolve("member.key").toString(),
-        "futureq.cluster.tls.ca-file", dir.resolve("ca.pem").toString());
+        "futureq.cluster.tls.ca-file", dir.resolve("ca.pem").toString()));
+    // HTTPS on management with client certificates: the members only find each other (cluster bootstrap) if
+    // their probes speak HTTPS, trust the CA and present their certificate.
+    tls.putAll(Map.of("futureq.management.tls.enabled", true,
+        "futureq.management.tls.cert-file", dir.resolve("member.pem").toString(),
+        "futureq.management.tls.key-file", dir.resolve("member.key").toString(),
+        "futureq.management.tls.ca-file", dir.resolve("ca.pem").toString(),
+        "futureq.management.tls.require-client-certificates", true));
     try (ClusterNodes cluster = new ClusterNodes(dir, 3, tls, false)) {
       cluster.startAll();
       cluster.awaitAllReady(Duration.ofSeconds(90));
       for (int i = 0; i < cluster.size; i++) {
         assertEquals("TLSv1.3", raftHandshake(cluster.raftPorts[i], dir), "Raft port of node " + (i + 1));
+        URI ready = URI.create("https://127.0.0.1:" + cluster.managementPorts[i] + "/ready");
+        HttpResponse<String> answer = HttpClient.newBuilder().sslContext(memberContext(dir, true)).build()
+            .send(HttpRequest.newBuilder(ready).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, answer.statusCode(), answer.body());
+        assertThrows(IOException.class, () -> HttpClient.newBuilder().sslContext(memberContext(dir, false)).build()
+            .send(HttpRequest.newBuilder(ready).build(), HttpResponse.BodyHandlers.ofString()),
+            "a caller without a certificate is refused");
+        URI plain = URI.create("http://127.0.0.1:" + cluster.managementPorts[i] + "/ready");
+        assertThrows(IOException.class, () -> HttpClient.newHttpClient().send(HttpRequest.newBuilder(plain).build(),
+            HttpResponse.BodyHandlers.ofString()), "plain HTTP gets no answer");
       }
       try (FutureQClient client = ClusterTopics.clientOfAll(cluster)) {
         FutureQProducer producer = client.producer(ProducerOptions.defaults());
@@ -65,13 +92,18 @@ class ClusterTlsE2ETest {
 
   /** The protocol of a TLS handshake with a node's Raft port, as a member (certificate presented). */
   private static String raftHandshake(int port, Path dir) throws Exception {
-    SSLContext context = SSLContext.getInstance("TLS");
-    context.init(new KeyManager[] {TlsContexts.keyManager(PemFiles.keyAndChain(dir.resolve("member.pem"),
-        dir.resolve("member.key")))}, new TrustManager[] {TlsContexts.trustManager(
-        PemFiles.certificates(dir.resolve("ca.pem")))}, null);
-    try (SSLSocket socket = (SSLSocket) context.getSocketFactory().createSocket("127.0.0.1", port)) {
+    try (SSLSocket socket = (SSLSocket) memberContext(dir, true).getSocketFactory().createSocket("127.0.0.1", port)) {
       socket.startHandshake();
       return socket.getSession().getProtocol();
     }
+  }
+
+  /** Trusts the members' CA; presents the member certificate when {@code withCertificate}. */
+  private static SSLContext memberContext(Path dir, boolean withCertificate) throws Exception {
+    SSLContext context = SSLContext.getInstance("TLS");
+    context.init(withCertificate ? new KeyManager[] {TlsContexts.keyManager(PemFiles.keyAndChain(
+        dir.resolve("member.pem"), dir.resolve("member.key")))} : null, new TrustManager[] {
+        TlsContexts.trustManager(PemFiles.certificates(dir.resolve("ca.pem")))}, null);
+    return context;
   }
 }

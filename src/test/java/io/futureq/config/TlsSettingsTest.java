@@ -119,4 +119,19 @@ class TlsSettingsTest {
     assertTrue(Files.readString(dir.resolve("pkcs8.key")).startsWith("-----BEGIN PRIVATE KEY-----"));
     assertEquals(ec.getPrivate(), PemFiles.privateKey(dir.resolve("pkcs8.key")));
   }
+
+  @Test
+  void managementHttpsNamesWhatIsMissing() {
+    String refused = refusal("futureq.management.tls.enabled = true");
+    assertTrue(refused.contains("futureq.management.tls.cert-file: must name a PEM certificate file"), refused);
+    assertTrue(refused.contains("futureq.management.tls.key-file: must name a PEM private key file"), refused);
+    String files = "futureq.management.tls { enabled = true, cert-file = \"" + dir.resolve("ec.pem")
+        + "\", key-file = \"" + dir.resolve("ec.key") + "\" }\n";
+    refused = refusal(files + "futureq.management.tls.require-client-certificates = true");
+    assertTrue(refused.contains("futureq.management.tls.ca-file: must name the PEM certificate of the CA"), refused);
+    refused = refusal(files + "futureq.management.tls.ca-file = \"" + dir.resolve("no-ca.pem") + "\"");
+    assertTrue(refused.contains("futureq.management.tls.ca-file: " + dir.resolve("no-ca.pem")), refused);
+    ManagementTlsSettings ok = settings(files).security().managementTls();
+    assertTrue(ok.enabled() && !ok.requireClientCertificates() && ok.caFile() == null, ok.toString());
+  }
 }
