@@ -116,7 +116,8 @@ public final class Node implements AutoCloseable {
       StoredTopics.forEach(store, meta -> TopicMetrics.pending(meta.getName()).update(meta.getPending()));
       system = ActorSystem.create(Behaviors.empty(), "futureq",
           ClusterBootstrapConfig.overlay(settings.cluster())
-              .withFallback(RemotingTls.overlay(settings.cluster().tls())).withFallback(settings.config()));
+              .withFallback(RemotingTls.overlay(settings.cluster().tls()))
+              .withFallback(RemotingLargeWrites.overlay(settings.raft())).withFallback(settings.config()));
     } catch (RuntimeException e) {
       // A taken remoting port fails here, inside Pekko's start.
       if (metrics != null) {
@@ -163,20 +164,15 @@ public final class Node implements AutoCloseable {
     AppliedAnnouncer announcer = new AppliedAnnouncer(router, localTopics, clustered);
     WriteQueueLimit writeLimit = new WriteQueueLimit(settings.storage().maxQueuedCommands(),
         settings.storage().maxQueuedBytes());
+    // Only the write leader appends to the log (one entry at a time), and the replicas' barriers: the limit
+    // applies in front of the leader, to what every writer on this node waits for.
+    WriteQueueLimit unlimited = new WriteQueueLimit(Integer.MAX_VALUE, Long.MAX_VALUE);
     RaftEventLog raftLog = clustered ? RaftEventLog.start(settings.raft(), store, stateMachine,
-        settings.storage().groupCommitMaxCommands(), writeLimit, announcer, logMetrics::recordCommit,
+        settings.storage().groupCommitMaxCommands(), unlimited, announcer, logMetrics::recordCommit,
         cause -> replicaFailed(system, settings.cluster().nodeId(), cause)) : null;
-    // Standalone, only the write leader appends to the log (one entry at a time): the limit applies in front of it.
     EventLog log = clustered ? raftLog : new LocalEventLog(store, stateMachine, settings.storage().fsync(),
-        settings.storage().groupCommitMaxCommands(),
-        new WriteQueueLimit(Integer.MAX_VALUE, Long.MAX_VALUE), announcer, logMetrics::recordCommit);
-    EventLog eventLog;
-    if (clustered) {
-      eventLog = log;
-      JournalBackend.get(system).bind(log, store);
-    } else {
-      eventLog = WritePath.standalone(system, settings, log, store, writeLimit);
-    }
+        settings.storage().groupCommitMaxCommands(), unlimited, announcer, logMetrics::recordCommit);
+    EventLog eventLog = WritePath.start(system, settings, log, raftLog, store, writeLimit);
     Executor storageExecutor =
         system.dispatchers().lookup(DispatcherSelector.fromConfig("futureq-blocking-dispatcher"));
     PreciseWakeTimer wakeTimer = new PreciseWakeTimer();
@@ -208,7 +204,7 @@ public final class Node implements AutoCloseable {
     if (!clustered) {
       awaitSelfDescribed(system, askTimeout); // a clustered node is described once it has joined
     }
-    registerShutdown(system, binding, settings.api().shutdownGrace(), log, store, readiness, metrics);
+    registerShutdown(system, binding, settings.api().shutdownGrace(), log, raftLog, store, readiness, metrics);
     await(startManagement(system, settings.security().managementTls()).toCompletableFuture(),
         "start Pekko Management on " + settings.management().host() + ":" + settings.management().port());
     if (clustered) {
@@ -267,9 +263,13 @@ public final class Node implements AutoCloseable {
   }
 
   private static void registerShutdown(ActorSystem<Void> system, ServerBinding binding, Duration grace,
-      EventLog eventLog,
-      OrderedStore store, Readiness readiness, MetricsServer metrics) {
+      EventLog eventLog, RaftEventLog raftLog, OrderedStore store, Readiness readiness, MetricsServer metrics) {
     CoordinatedShutdown shutdown = CoordinatedShutdown.get(system);
+    if (raftLog != null) {
+      // First of all, so that the write leader moves while this node still serves and relays writes.
+      shutdown.addTask(CoordinatedShutdown.PhaseBeforeServiceUnbind(), "futureq-hand-over-raft-leadership",
+          () -> raftLog.handOverLeadership().thenApply(v -> Done.getInstance()));
+    }
     shutdown.addTask(CoordinatedShutdown.PhaseServiceUnbind(), "futureq-unbind", () -> {
       readiness.set(false);
       return binding.unbind().thenApply(d -> Done.getInstance());

@@ -44,7 +44,10 @@ import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
  * the log applied; a write the log failed is answered {@link Failed}.
  */
 public final class LogLeader {
-  /** How writers find the leader (clustered: the one on the Raft leader's node). */
+  /**
+   * How writers find the leader (clustered: the one on the Raft leader's node). Names order the leaders listed at
+   * once during a handover: see {@link LeaderPlacement}.
+   */
   public static final ServiceKey<Command> SERVICE_KEY = ServiceKey.create(Command.class, "futureq-log-leader");
   /** The journal special-cases this persistence id: its events are log entries, not journal rows. */
   public static final String PERSISTENCE_ID = "futureq-log-leader";
@@ -52,28 +55,43 @@ public final class LogLeader {
   /** What the leader accepts. */
   public sealed interface Command extends CborSerializable {}
 
-  /** Persist {@code commands} as one log entry, atomically, and tell {@code replyTo} what applying them did. */
-  public record Write(LogEntry commands, ActorRef<WriteOutcome> replyTo) implements Command {
+  /**
+   * Persist {@code commands} as one log entry, atomically, and tell {@code replyTo} what applying them did; the
+   * answer carries {@code id}, so that a writer can tell it from a late answer to an earlier write.
+   */
+  public record Write(long id, LogEntry commands, ActorRef<WriteOutcome> replyTo) implements Command {
     public Write {
       Objects.requireNonNull(commands, "commands");
       Objects.requireNonNull(replyTo, "replyTo");
     }
   }
 
+  /**
+   * This node's replica no longer leads the Raft group: persist nothing more, and answer every later write
+   * {@link NotLeading}, until stopped. Sent by {@link LeaderPlacement}.
+   */
+  public record Resign() implements Command {}
+
   /** How a {@link Write} ended. */
-  public sealed interface WriteOutcome extends CborSerializable {}
+  public sealed interface WriteOutcome extends CborSerializable {
+    /** The {@link Write#id()} answered. */
+    long writeId();
+  }
 
   /** Applied: one result per command, in order. */
-  public record Written(ApplyResults results) implements WriteOutcome {}
+  public record Written(long writeId, ApplyResults results) implements WriteOutcome {}
 
   /** Not applied anywhere: a leader with a later sequence number wrote first. Resending it is safe. */
-  public record Fenced(long sequenceNr, long appliedSequenceNr) implements WriteOutcome {}
+  public record Fenced(long writeId, long sequenceNr, long appliedSequenceNr) implements WriteOutcome {}
+
+  /** Not persisted: this leader resigned (its replica no longer leads). Resending it to the new leader is safe. */
+  public record NotLeading(long writeId) implements WriteOutcome {}
 
   /**
    * The log failed the entry, for the reason {@code kind} names. Standalone nothing of it was applied; in a cluster
    * it may still be (a Raft timeout), so it is never resent.
    */
-  public record Failed(String reason, FailureKind kind) implements WriteOutcome {
+  public record Failed(long writeId, String reason, FailureKind kind) implements WriteOutcome {
     /** The failure as the log raised it, so callers map it to the same gRPC status as before. */
     public Throwable toException() {
       switch (kind) {
@@ -114,15 +132,15 @@ public final class LogLeader {
         .onFailure(SupervisorStrategy.restartWithBackoff(restartBackoff, restartBackoff.multipliedBy(20), 0.2));
   }
 
-  /** The outcome of an entry the journal reported on. */
-  static WriteOutcome outcomeOf(CommandResult.LeaderEntryApplied applied, Throwable failure) {
+  /** The outcome of an entry the journal reported on, as the answer to write {@code id}. */
+  static WriteOutcome outcomeOf(long id, CommandResult.LeaderEntryApplied applied, Throwable failure) {
     if (failure != null) {
-      return new Failed(String.valueOf(failure.getMessage()), kindOf(failure));
+      return new Failed(id, String.valueOf(failure.getMessage()), kindOf(failure));
     }
     if (applied.fenced()) {
-      return new Fenced(applied.sequenceNr(), applied.appliedSequenceNr());
+      return new Fenced(id, applied.sequenceNr(), applied.appliedSequenceNr());
     }
-    return new Written(CommandResultCodec.encode(applied.results()));
+    return new Written(id, CommandResultCodec.encode(applied.results()));
   }
 
   private static FailureKind kindOf(Throwable failure) {
@@ -150,6 +168,8 @@ public final class LogLeader {
      * and so before the next command is handled.
      */
     private final AtomicLong next = new AtomicLong();
+    /** Set by {@link Resign}; never cleared (a node that leads again gets a new leader, with a new name). */
+    private boolean resigned;
 
     Persistent(ActorContext<Command> ctx, Duration restartBackoff) {
       super(PersistenceId.ofUniqueId(PERSISTENCE_ID),
@@ -164,18 +184,32 @@ public final class LogLeader {
 
     @Override
     public CommandHandler<Command, EntryPersisted, State> commandHandler() {
-      return newCommandHandlerBuilder().forAnyState().onCommand(Write.class, this::onWrite).build();
+      return newCommandHandlerBuilder().forAnyState()
+          .onCommand(Write.class, this::onWrite)
+          .onCommand(Resign.class, this::onResign)
+          .build();
+    }
+
+    /** Handled after the write in flight (Pekko stashes commands meanwhile), so nothing persists after it. */
+    private org.apache.pekko.persistence.typed.javadsl.Effect<EntryPersisted, State> onResign(State state,
+        Resign resign) {
+      resigned = true;
+      return Effect().none();
     }
 
     /** The reply goes when the journal completes the outcome: after the entry was applied, or failed or fenced. */
     private org.apache.pekko.persistence.typed.javadsl.Effect<EntryPersisted, State> onWrite(State state,
         Write write) {
+      if (resigned) {
+        write.replyTo().tell(new NotLeading(write.id()));
+        return Effect().none();
+      }
       EntryPersisted event = new EntryPersisted(next.get(), write.commands(), new CompletableFuture<>());
       event.outcome().whenComplete((applied, failure) -> {
         if (failure == null) {
           next.set(applied.appliedSequenceNr() + 1);
         }
-        write.replyTo().tell(outcomeOf(applied, failure));
+        write.replyTo().tell(outcomeOf(write.id(), applied, failure));
       });
       return Effect().persist(event);
     }

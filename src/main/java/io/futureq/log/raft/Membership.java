@@ -78,6 +78,33 @@ final class Membership implements AutoCloseable {
     })), executor);
   }
 
+  /**
+   * If this replica leads, asks another voting member to take over (Raft's leadership transfer, which waits for it
+   * to catch up:
+   * no election timeout to wait out), and completes once one leads or the attempt ended; a failure is not an error,
+   * the others elect a leader after the election timeout instead.
+   */
+  CompletableFuture<Void> handOverLeadership() {
+    return CompletableFuture.runAsync(() -> {
+      try {
+        RaftServer.Division division = division();
+        if (!division.getInfo().isLeader()) {
+          return;
+        }
+        RaftPeerId self = division.getId();
+        RaftPeerId successor = division.getRaftConf().getCurrentPeers().stream().map(RaftPeer::getId)
+            .filter(id -> !id.equals(self)).findFirst().orElse(null);
+        if (successor == null) {
+          return;
+        }
+        run("hand leadership over to " + successor, client -> client.admin().transferLeadership(successor,
+            timeout.toMillis()));
+      } catch (IOException | RuntimeException e) {
+        // The others elect a leader after the election timeout.
+      }
+    }, executor);
+  }
+
   @Override
   public void close() {
     executor.shutdownNow();

@@ -122,6 +122,15 @@ public final class RaftEventLog implements EventLog {
     return committer.append(command);
   }
 
+  /**
+   * From now on, {@code leads} is told the term whenever this node's replica becomes the Raft leader, and
+   * {@code follows} whenever another replica leads or none is known (on a Ratis thread); one of them is told at once
+   * what holds now, so a change before this call is not missed. Where this node's write leader runs follows it.
+   */
+  public void onLeadership(java.util.function.LongConsumer leads, Runnable follows) {
+    stateMachine.onLeadership(leads, follows);
+  }
+
   /** The index of the last entry applied to this node's store. */
   @Override
   public long appliedIndex() {
@@ -205,6 +214,14 @@ public final class RaftEventLog implements EventLog {
    * Removes node {@code id} from the group (voting member or listener); completes when the new
    * configuration is committed. The removed node's server keeps running until it is stopped.
    */
+  /**
+   * If this replica leads, hands leadership to another member and completes once it has (or the attempt ended):
+   * a node that stops on purpose spares the others an election timeout.
+   */
+  public CompletableFuture<Void> handOverLeadership() {
+    return membership.handOverLeadership();
+  }
+
   public CompletableFuture<Void> removePeer(String id) {
     return membership.removePeer(id);
   }

@@ -67,6 +67,9 @@ final class RatisStateMachine extends BaseStateMachine {
    * counts configuration and leader entries, which the store never sees).
    */
   private TermIndex storeTermIndex;
+  private final Object leadershipLock = new Object();
+  private LongConsumer leads;
+  private Runnable follows;
 
   /** @param onFatal told when this replica can apply no more (Ratis then stops its server) */
   RatisStateMachine(OrderedStore store, BrokerStateMachine machine, AppliedListener listener,
@@ -104,10 +107,46 @@ final class RatisStateMachine extends BaseStateMachine {
     });
   }
 
-  /** One line per leader change: where a failover's time went can be read off the survivors' logs. */
+  /**
+   * One line per leader change (where a failover's time went can be read off the survivors' logs), and the
+   * leadership listener is told whether this replica leads now.
+   */
   @Override
   public void notifyLeaderChanged(RaftGroupMemberId member, RaftPeerId newLeader) {
     LOG.info("Raft leader is now {} (as {} sees it)", newLeader == null ? "unknown" : newLeader, member.getPeerId());
+    synchronized (leadershipLock) {
+      if (leads != null) {
+        tellLeadership(member.getPeerId().equals(newLeader));
+      }
+    }
+  }
+
+  /** See {@link RaftEventLog#onLeadership}. */
+  void onLeadership(LongConsumer leads, Runnable follows) {
+    synchronized (leadershipLock) {
+      this.leads = leads;
+      this.follows = follows;
+      RaftServer.Division division = division();
+      tellLeadership(division != null && division.getInfo().isLeader());
+    }
+  }
+
+  private void tellLeadership(boolean leads) {
+    RaftServer.Division division = division();
+    if (leads && division != null) {
+      this.leads.accept(division.getInfo().getCurrentTerm());
+    } else {
+      follows.run();
+    }
+  }
+
+  private RaftServer.Division division() {
+    try {
+      RaftServer server = getServer().getNow(null);
+      return server == null ? null : server.getDivision(getGroupId());
+    } catch (IOException e) {
+      return null;
+    }
   }
 
   @Override

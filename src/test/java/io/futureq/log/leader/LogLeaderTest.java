@@ -51,8 +51,10 @@ class LogLeaderTest {
     return entry.build();
   }
 
+  private long writes;
+
   private LogLeader.EntryPersisted write(LogEntry commands) {
-    var result = leader.runCommand(new LogLeader.Write(commands, replies.getRef()));
+    var result = leader.runCommand(new LogLeader.Write(++writes, commands, replies.getRef()));
     assertEquals(1, result.events().size(), "one write, one event");
     return result.event();
   }
@@ -73,6 +75,7 @@ class LogLeaderTest {
     event.outcome().complete(applied(1, 3));
     LogLeader.Written written = replies.expectMessageClass(LogLeader.Written.class);
     assertEquals(3, CommandResultCodec.decode(written.results()).size());
+    assertEquals(1, written.writeId(), "the answer names the write");
     assertEquals(2, write(entry("d")).leaderSequenceNr());
   }
 
@@ -108,5 +111,18 @@ class LogLeaderTest {
     leader.restart();
 
     assertEquals(3, write(entry("c")).leaderSequenceNr());
+  }
+
+  @Test
+  void aResignedLeaderPersistsNothingMoreAndTellsWritersItDoesNotLead() {
+    LogLeader.EntryPersisted inFlight = write(entry("a"));
+    leader.runCommand(new LogLeader.Resign());
+    inFlight.outcome().complete(applied(1, 1));
+    assertEquals(1, replies.expectMessageClass(LogLeader.Written.class).writeId(), "the write in flight ends");
+
+    var late = leader.runCommand(new LogLeader.Write(42, entry("b"), replies.getRef()));
+
+    assertTrue(late.events().isEmpty(), "nothing persisted after resigning");
+    assertEquals(42, replies.expectMessageClass(LogLeader.NotLeading.class).writeId());
   }
 }

@@ -3,6 +3,7 @@ package io.futureq.log.leader;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.futureq.log.CommandResult;
 import io.futureq.log.CommandResultCodec;
@@ -15,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.receptionist.Receptionist;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -35,11 +37,22 @@ class WriteBatcherTest {
   void start() {
     testKit = ActorTestKit.create();
     leader = testKit.createTestProbe();
-    TestProbe<Receptionist.Registered> registered = testKit.createTestProbe();
-    testKit.system().receptionist().tell(Receptionist.register(LogLeader.SERVICE_KEY, leader.getRef(),
-        registered.getRef()));
-    registered.receiveMessage(WAIT);
+    list(leaderOf(1, leader));
     batcher = testKit.spawn(WriteBatcher.create(100, 1 << 20, WAIT, 3));
+  }
+
+  /** A leader of {@code term} as the placement names it, which hands what it gets to {@code probe}. */
+  private ActorRef<LogLeader.Command> leaderOf(long term, TestProbe<LogLeader.Command> probe) {
+    return testKit.spawn(Behaviors.receiveMessage(command -> {
+      probe.getRef().tell(command);
+      return Behaviors.same();
+    }), LeaderPlacement.leaderName(term, 0));
+  }
+
+  private void list(ActorRef<LogLeader.Command> ref) {
+    TestProbe<Receptionist.Registered> registered = testKit.createTestProbe();
+    testKit.system().receptionist().tell(Receptionist.register(LogLeader.SERVICE_KEY, ref, registered.getRef()));
+    registered.receiveMessage(WAIT);
   }
 
   @AfterEach
@@ -60,12 +73,12 @@ class WriteBatcherTest {
     return out;
   }
 
-  private static LogLeader.Written written(int commands) {
+  private static LogLeader.Written written(LogLeader.Write write, int commands) {
     List<CommandResult> results = new ArrayList<>();
     for (int i = 0; i < commands; i++) {
       results.add(new CommandResult.NackDelayed("t", "g" + i, i));
     }
-    return new LogLeader.Written(CommandResultCodec.encode(results));
+    return new LogLeader.Written(write.id(), CommandResultCodec.encode(results));
   }
 
   @Test
@@ -75,13 +88,13 @@ class WriteBatcherTest {
     List<CompletableFuture<CommandResult>> later = List.of(append("b"), append("c"), append("d"));
     leader.expectNoMessage(Duration.ofMillis(100)); // one write in flight
 
-    one.replyTo().tell(written(1));
+    one.replyTo().tell(written(one, 1));
     LogLeader.Write two = leader.expectMessageClass(LogLeader.Write.class, WAIT);
 
     assertEquals(List.of("a"), payloads(one));
     assertEquals(List.of("b", "c", "d"), payloads(two));
     assertEquals("g0", ((CommandResult.NackDelayed) first.join()).group());
-    two.replyTo().tell(written(3));
+    two.replyTo().tell(written(two, 3));
     for (int i = 0; i < 3; i++) {
       assertEquals("g" + i, ((CommandResult.NackDelayed) later.get(i).join()).group());
     }
@@ -93,12 +106,12 @@ class WriteBatcherTest {
     LogLeader.Write one = leader.expectMessageClass(LogLeader.Write.class, WAIT);
     CompletableFuture<CommandResult> second = append("b");
 
-    one.replyTo().tell(new LogLeader.Fenced(5, 6));
+    one.replyTo().tell(new LogLeader.Fenced(one.id(), 5, 6));
     LogLeader.Write again = leader.expectMessageClass(LogLeader.Write.class, WAIT);
 
     assertEquals(List.of("a", "b"), payloads(again));
     assertFalse(first.isDone());
-    again.replyTo().tell(written(2));
+    again.replyTo().tell(written(again, 2));
     assertEquals("g0", ((CommandResult.NackDelayed) first.join()).group());
     assertEquals("g1", ((CommandResult.NackDelayed) second.join()).group());
   }
@@ -108,10 +121,61 @@ class WriteBatcherTest {
     CompletableFuture<CommandResult> first = append("a");
     LogLeader.Write one = leader.expectMessageClass(LogLeader.Write.class, WAIT);
 
-    one.replyTo().tell(new LogLeader.Failed("commit failed: Input/output error", LogLeader.FailureKind.STORAGE));
+    one.replyTo().tell(new LogLeader.Failed(one.id(), "commit failed: Input/output error", LogLeader.FailureKind.STORAGE));
 
     Throwable failure = first.handle((r, f) -> f).join();
     assertSame(io.futureq.storage.StorageException.class, failure.getClass());
     leader.expectNoMessage(Duration.ofMillis(100));
+  }
+
+  @Test
+  void aWriteStillUnansweredByTheOldLeaderDoesNotHoldBackTheNextOneToTheLeaderOfALaterTerm() {
+    CompletableFuture<CommandResult> first = append("a");
+    LogLeader.Write toOld = leader.expectMessageClass(LogLeader.Write.class, WAIT);
+    // The old leader's node crashed: the receptionist still lists it, next to the new term's leader.
+    TestProbe<LogLeader.Command> next = testKit.createTestProbe();
+    list(leaderOf(2, next));
+
+    CompletableFuture<CommandResult> second = append("b");
+
+    LogLeader.Write toNew = next.expectMessageClass(LogLeader.Write.class, WAIT);
+    assertEquals(List.of("b"), payloads(toNew));
+    toNew.replyTo().tell(written(toNew, 1));
+    assertEquals("g0", ((CommandResult.NackDelayed) second.join()).group());
+    assertFalse(first.isDone(), "the old write's outcome is still unknown");
+    leader.expectNoMessage(Duration.ofMillis(100));
+    toOld.replyTo().tell(written(toOld, 1));
+    assertEquals("g0", ((CommandResult.NackDelayed) first.join()).group());
+  }
+
+  @Test
+  void aWriteALeaderRefusedBecauseItResignedGoesToTheLeaderListedNext() {
+    CompletableFuture<CommandResult> first = append("a");
+    LogLeader.Write one = leader.expectMessageClass(LogLeader.Write.class, WAIT);
+    TestProbe<LogLeader.Command> next = testKit.createTestProbe();
+
+    one.replyTo().tell(new LogLeader.NotLeading(one.id()));
+    list(leaderOf(2, next));
+
+    LogLeader.Write again = next.expectMessageClass(LogLeader.Write.class, WAIT);
+    assertEquals(List.of("a"), payloads(again));
+    again.replyTo().tell(written(again, 1));
+    assertEquals("g0", ((CommandResult.NackDelayed) first.join()).group());
+  }
+
+  @Test
+  void aLateAnswerToAWriteWhoseCallersWereAlreadyFailedIsIgnored() {
+    CompletableFuture<CommandResult> first = append("a");
+    LogLeader.Write one = leader.expectMessageClass(LogLeader.Write.class, WAIT);
+    one.replyTo().tell(new LogLeader.Failed(one.id(), "timed out", LogLeader.FailureKind.TIMEOUT));
+    CompletableFuture<CommandResult> second = append("b");
+    LogLeader.Write two = leader.expectMessageClass(LogLeader.Write.class, WAIT);
+
+    one.replyTo().tell(written(one, 1)); // a duplicate answer naming the first write
+
+    assertFalse(second.isDone(), "the second write is answered by its own answer only");
+    two.replyTo().tell(written(two, 1));
+    assertEquals("g0", ((CommandResult.NackDelayed) second.join()).group());
+    assertTrue(first.isCompletedExceptionally());
   }
 }

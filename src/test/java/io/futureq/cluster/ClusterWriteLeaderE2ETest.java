@@ -1,0 +1,103 @@
+package io.futureq.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.futureq.client.FutureQClient;
+import io.futureq.client.FutureQProducer;
+import io.futureq.client.OutgoingMessage;
+import io.futureq.client.ProducerOptions;
+import io.futureq.client.SendResult;
+import io.futureq.log.leader.LogLeader;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.Address;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.receptionist.Receptionist;
+import org.apache.pekko.cluster.typed.Cluster;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The write leader in a cluster: it runs on the node whose replica leads Raft, every member's writers reach it, and
+ * writes far larger than remoting's ordinary 256 KiB message (a publish of several MiB, an answer with thousands of
+ * ids) cross from a follower to it and back.
+ */
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
+class ClusterWriteLeaderE2ETest {
+  private static final Duration WAIT = Duration.ofSeconds(30);
+
+  @TempDir
+  Path dir;
+
+  @Test
+  void theWriteLeaderRunsWhereRaftLeadsAndTakesLargeWritesFromAFollower() throws Exception {
+    try (ClusterNodes cluster = new ClusterNodes(dir, 3)) {
+      cluster.startAll();
+      cluster.awaitAllReady(Duration.ofSeconds(90));
+      int raftLeader = ClusterTopics.index(raftLeaderId(cluster));
+      Address leaderNode = Cluster.get(cluster.nodes[raftLeader].system()).selfMember().address();
+      for (int i = 0; i < cluster.size; i++) {
+        ActorSystem<Void> system = cluster.nodes[i].system();
+        Address listed = listedLeader(system).path().address();
+        assertEquals(leaderNode, listed.hasGlobalScope() ? listed : Cluster.get(system).selfMember().address(),
+            "where node " + (i + 1) + " finds the write leader");
+      }
+      int follower = (raftLeader + 1) % cluster.size;
+      try (FutureQClient client = FutureQClient.builder().target(cluster.target(follower)).build()) {
+        FutureQProducer producer = client.producer(ProducerOptions.defaults().withLinger(Duration.ofMillis(50))
+            .withBatchMessages(10_000));
+        byte[] mebibyte = new byte[1024 * 1024];
+        Arrays.fill(mebibyte, (byte) 'x');
+        List<CompletableFuture<SendResult>> large = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+          large.add(producer.send(OutgoingMessage.to("large").payload(mebibyte).delay(Duration.ofHours(1)).build()));
+        }
+        List<CompletableFuture<SendResult>> many = new ArrayList<>();
+        for (int i = 0; i < 10_000; i++) {
+          many.add(producer.send(OutgoingMessage.to("many").payload("m" + i).delay(Duration.ofHours(1)).build()));
+        }
+        Set<String> ids = new HashSet<>();
+        for (CompletableFuture<SendResult> sent : large) {
+          ids.add(sent.get(WAIT.toSeconds(), TimeUnit.SECONDS).messageId());
+        }
+        for (CompletableFuture<SendResult> sent : many) {
+          ids.add(sent.get(WAIT.toSeconds(), TimeUnit.SECONDS).messageId());
+        }
+        assertEquals(10_004, ids.size(), "every message acknowledged with its own id");
+        assertEquals(4, client.topicStats("large").get(10, TimeUnit.SECONDS).getPending());
+        assertEquals(10_000, client.topicStats("many").get(10, TimeUnit.SECONDS).getPending());
+      }
+    }
+  }
+
+  private static String raftLeaderId(ClusterNodes cluster) throws Exception {
+    try (FutureQClient client = FutureQClient.builder().target(cluster.target(0)).build()) {
+      return client.clusterInfo().get(10, TimeUnit.SECONDS).getRaft().getLeaderId();
+    }
+  }
+
+  /** The one write leader {@code system}'s receptionist lists, once it lists exactly one. */
+  private static ActorRef<LogLeader.Command> listedLeader(ActorSystem<?> system) throws InterruptedException {
+    TestProbe<Receptionist.Listing> probe = TestProbe.create(system);
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (true) {
+      system.receptionist().tell(Receptionist.find(LogLeader.SERVICE_KEY, probe.getRef()));
+      Set<ActorRef<LogLeader.Command>> listed = probe.receiveMessage(WAIT).getServiceInstances(LogLeader.SERVICE_KEY);
+      if (listed.size() == 1 || System.nanoTime() > deadline) {
+        assertEquals(1, listed.size(), "leaders listed: " + listed);
+        return listed.iterator().next();
+      }
+      Thread.sleep(100);
+    }
+  }
+}
