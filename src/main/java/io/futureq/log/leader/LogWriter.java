@@ -81,6 +81,12 @@ public final class LogWriter implements EventLog {
     return log.whenApplied(index);
   }
 
+  /** Whether this node's replica may serve reads now: the replica's answer, not the leader's. */
+  @Override
+  public boolean current() {
+    return log.current();
+  }
+
   @Override
   public void close() {
     closed = true;
