@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Publish rate through the three-node cluster of conf/cluster-node{1,2,3}.conf on this machine: starts the
+# three nodes (JAVA_OPTS=-Xmx768m each, data under DIR/data), waits until each answers /ready, runs
+# `bin/futureq bench --publish-only --json` RUNS times through node 1 (a Raft follower or the leader, as the
+# election fell: the Raft leader is printed), prints each run's JSON line, then stops the nodes.
+#
+# Usage: scripts/cluster-publish-bench.sh RUNS DIR [BENCH-FLAG...]
+#   RUNS         bench runs, one after the other on the same cluster
+#   DIR          work directory for the nodes' data and logs (node-N.log); wiped first
+#   BENCH-FLAG   extra flags for `bin/futureq bench` (default shape: 200,000 messages, QUORUM)
+# Run it alone on the machine: a build or a test run beside it distorts the figures.
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+if [ $# -lt 2 ] || ! [[ "$1" =~ ^[0-9]+$ ]]; then
+  sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2
+  exit 2
+fi
+RUNS="$1"
+DIR="$2"
+shift 2
+rm -rf "$DIR"
+mkdir -p "$DIR"
+DIR="$(cd "$DIR" && pwd)"
+"$ROOT/bin/futureq" --help >/dev/null # builds once, before the nodes start
+PIDS=()
+stop() { kill "${PIDS[@]}" 2>/dev/null || true; wait 2>/dev/null || true; }
+trap stop EXIT
+for i in 1 2 3; do
+  (cd "$DIR" && JAVA_OPTS=-Xmx768m exec "$ROOT/bin/futureq" server --config "$ROOT/conf/cluster-node$i.conf" \
+    >"$DIR/node-$i.log" 2>&1) &
+  PIDS+=($!)
+done
+for port in 8558 8559 8560; do
+  for _ in $(seq 1 300); do
+    curl -fs "http://127.0.0.1:$port/ready" >/dev/null && break
+    sleep 1
+  done
+  curl -fs "http://127.0.0.1:$port/ready" >/dev/null || { echo "node on management port $port not ready" >&2; exit 1; }
+done
+"$ROOT/bin/futureq" cluster --server 127.0.0.1:8443 2>/dev/null | grep -i leader || true
+for run in $(seq 1 "$RUNS"); do
+  echo "run $run, load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+  "$ROOT/bin/futureq" bench --server 127.0.0.1:8443 --publish-only --json "$@"
+done
