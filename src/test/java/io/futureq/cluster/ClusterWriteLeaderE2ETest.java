@@ -1,13 +1,16 @@
 package io.futureq.cluster;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
 import io.futureq.client.FutureQClient;
 import io.futureq.client.FutureQProducer;
 import io.futureq.client.OutgoingMessage;
 import io.futureq.client.ProducerOptions;
 import io.futureq.client.SendResult;
+import io.futureq.log.Commands;
 import io.futureq.log.leader.LogLeader;
+import io.futureq.log.proto.LogEntry;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,6 +24,7 @@ import org.apache.pekko.actor.Address;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.actor.typed.receptionist.Receptionist;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.junit.jupiter.api.Test;
@@ -30,7 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The write leader in a cluster: it runs on the node whose replica leads Raft, every member's writers reach it, and
  * writes far larger than remoting's ordinary 256 KiB message (a publish of several MiB, an answer with thousands of
- * ids) cross from a follower to it and back.
+ * ids) cross from a follower to it and back; a second leader at once is fenced, and nothing is applied twice.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class ClusterWriteLeaderE2ETest {
@@ -76,8 +80,34 @@ class ClusterWriteLeaderE2ETest {
         assertEquals(10_004, ids.size(), "every message acknowledged with its own id");
         assertEquals(4, client.topicStats("large").get(10, TimeUnit.SECONDS).getPending());
         assertEquals(10_000, client.topicStats("many").get(10, TimeUnit.SECONDS).getPending());
+
+        // Two leaders at once across nodes (as when a paused or cut-off leader comes back): a second one on the
+        // follower recovers the log's sequence number and writes; the real leader's next entry is then fenced and
+        // its writer sends it again; the second leader, now stale, is fenced in turn. Nothing is applied twice.
+        ActorSystem<Void> followerSystem = cluster.nodes[follower].system();
+        ActorRef<LogLeader.Command> second = followerSystem.systemActorOf(LogLeader.create(Duration.ofMillis(50)),
+            "second-leader", Props.empty());
+        TestProbe<LogLeader.WriteOutcome> answers = TestProbe.create(followerSystem);
+        // Other writes of the real leader may take its first number: then it is fenced and continues after them.
+        LogLeader.WriteOutcome first = null;
+        for (int attempt = 0; attempt < 5 && !(first instanceof LogLeader.Written); attempt++) {
+          second.tell(new LogLeader.Write(attempt, publish("fenced", "second-1"), answers.getRef()));
+          first = answers.receiveMessage(WAIT);
+        }
+        assertInstanceOf(LogLeader.Written.class, first);
+        ids.add(producer.send(OutgoingMessage.to("fenced").payload("real-1").build())
+            .get(WAIT.toSeconds(), TimeUnit.SECONDS).messageId());
+        second.tell(new LogLeader.Write(9, publish("fenced", "second-2"), answers.getRef()));
+        assertInstanceOf(LogLeader.Fenced.class, answers.receiveMessage(WAIT));
+        assertEquals(2, client.topicStats("fenced").get(10, TimeUnit.SECONDS).getPending(),
+            "second-1 and real-1, each once; not second-2");
+        assertEquals(10_005, ids.size(), "no id repeats");
       }
     }
+  }
+
+  private static LogEntry publish(String topic, String payload) {
+    return LogEntry.newBuilder().addCommands(Commands.store(Commands.message(topic, payload, 0))).build();
   }
 
   private static String raftLeaderId(ClusterNodes cluster) throws Exception {
