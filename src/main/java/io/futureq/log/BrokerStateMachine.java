@@ -236,7 +236,8 @@ public final class BrokerStateMachine {
     }
 
     private CommandResult leaderEntry(LeaderEntry entry) {
-      CommandResult.LeaderEntryApplied applied = LeaderEntryApply.apply(entry, leaderSequenceNr, this::plainCommand);
+      CommandResult.LeaderEntryApplied applied = LeaderEntryApply.apply(entry, leaderSequenceNr, ctx,
+          this::plainCommand);
       leaderSequenceNr = applied.appliedSequenceNr();
       return applied;
     }

@@ -92,12 +92,17 @@ public sealed interface CommandResult {
   /**
    * A leader entry. Applied: {@code results} are its commands' results in order. Fenced: its sequence number was
    * not {@code appliedSequenceNr + 1} (a stale leader wrote it), nothing of it was applied and {@code results} is
-   * empty; the same on every replica.
+   * empty; the same on every replica. Already applied: its writer's write was applied before (sent again to a new
+   * leader), so its commands were not applied again and {@code results} is empty; its sequence number is used.
    */
-  record LeaderEntryApplied(long sequenceNr, boolean fenced, long appliedSequenceNr, List<CommandResult> results)
-      implements CommandResult {
+  record LeaderEntryApplied(long sequenceNr, boolean fenced, long appliedSequenceNr, List<CommandResult> results,
+      boolean alreadyApplied) implements CommandResult {
     public LeaderEntryApplied {
       results = List.copyOf(results);
+    }
+
+    public LeaderEntryApplied(long sequenceNr, boolean fenced, long appliedSequenceNr, List<CommandResult> results) {
+      this(sequenceNr, fenced, appliedSequenceNr, results, false);
     }
   }
 

@@ -104,7 +104,8 @@ public final class CommandResultCodec {
           .setMarked(n.marked()));
     } else if (result instanceof CommandResult.LeaderEntryApplied l) {
       out.setLeaderEntry(LeaderEntryResult.newBuilder().setSequenceNr(l.sequenceNr()).setFenced(l.fenced())
-          .setAppliedSequenceNr(l.appliedSequenceNr()).addAllResults(encode(l.results()).getResultsList()));
+          .setAppliedSequenceNr(l.appliedSequenceNr()).addAllResults(encode(l.results()).getResultsList())
+          .setAlreadyApplied(l.alreadyApplied()));
     } else {
       throw new IllegalArgumentException("no encoding for result " + result);
     }
@@ -166,7 +167,7 @@ public final class CommandResultCodec {
       case LEADER_ENTRY: {
         LeaderEntryResult l = result.getLeaderEntry();
         return new CommandResult.LeaderEntryApplied(l.getSequenceNr(), l.getFenced(), l.getAppliedSequenceNr(),
-            decode(ApplyResults.newBuilder().addAllResults(l.getResultsList()).build()));
+            decode(ApplyResults.newBuilder().addAllResults(l.getResultsList()).build()), l.getAlreadyApplied());
       }
       default:
         throw new IllegalArgumentException("apply result without a body: " + result);

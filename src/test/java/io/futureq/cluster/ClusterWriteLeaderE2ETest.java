@@ -91,13 +91,13 @@ class ClusterWriteLeaderE2ETest {
         // Other writes of the real leader may take its first number: then it is fenced and continues after them.
         LogLeader.WriteOutcome first = null;
         for (int attempt = 0; attempt < 5 && !(first instanceof LogLeader.Written); attempt++) {
-          second.tell(new LogLeader.Write(attempt, publish("fenced", "second-1"), answers.getRef()));
+          second.tell(new LogLeader.Write("second", attempt, publish("fenced", "second-1"), answers.getRef()));
           first = answers.receiveMessage(WAIT);
         }
         assertInstanceOf(LogLeader.Written.class, first);
         ids.add(producer.send(OutgoingMessage.to("fenced").payload("real-1").build())
             .get(WAIT.toSeconds(), TimeUnit.SECONDS).messageId());
-        second.tell(new LogLeader.Write(9, publish("fenced", "second-2"), answers.getRef()));
+        second.tell(new LogLeader.Write("second", 9, publish("fenced", "second-2"), answers.getRef()));
         assertInstanceOf(LogLeader.Fenced.class, answers.receiveMessage(WAIT));
         assertEquals(2, client.topicStats("fenced").get(10, TimeUnit.SECONDS).getPending(),
             "second-1 and real-1, each once; not second-2");

@@ -102,4 +102,30 @@ class LeaderEntryFencingTest {
     assertFalse(((CommandResult.Stored) applied.results().get(0)).messages().get(0).duplicate());
     assertTrue(((CommandResult.Stored) applied.results().get(1)).messages().get(0).duplicate());
   }
+
+  private static LogCommand write(long sequenceNr, String writer, long writeId, LogCommand... commands) {
+    return LogCommand.newBuilder().setLeaderEntry(LeaderEntry.newBuilder().setSequenceNr(sequenceNr)
+        .setWriter(writer).setWriteId(writeId).addAllCommands(List.of(commands))).build();
+  }
+
+  /** A batcher sends a write again to a new leader when the old one did not answer: it is applied once. */
+  @Test
+  void aWriteSentAgainThroughAnotherLeaderIsAppliedOnce() {
+    CommandResult.LeaderEntryApplied first = apply(write(1, "node-a", 5, store(message(TOPIC, "w5", 0))));
+    CommandResult.LeaderEntryApplied again = apply(write(2, "node-a", 5, store(message(TOPIC, "w5", 0))));
+    CommandResult.LeaderEntryApplied next = apply(write(3, "node-a", 6, store(message(TOPIC, "w6", 0))));
+    CommandResult.LeaderEntryApplied other = apply(write(4, "node-b", 1, store(message(TOPIC, "b1", 0))));
+    CommandResult.LeaderEntryApplied older = apply(write(5, "node-a", 4, store(message(TOPIC, "w4", 0))));
+
+    assertFalse(first.alreadyApplied());
+    assertTrue(again.alreadyApplied());
+    assertFalse(again.fenced());
+    assertTrue(again.results().isEmpty());
+    assertFalse(next.alreadyApplied());
+    assertFalse(other.alreadyApplied(), "each writer has its own ids");
+    assertTrue(older.alreadyApplied(), "ids of a writer only grow: a lower one was decided before");
+    assertEquals(List.of("w5", "w6", "b1"), testLog.messagesOf(TOPIC).stream()
+        .map(m -> m.getPayload().toStringUtf8()).toList());
+    assertEquals(5, BrokerStateMachine.leaderSequenceNr(testLog.store()), "every entry took its number");
+  }
 }

@@ -57,10 +57,14 @@ public final class LogLeader {
 
   /**
    * Persist {@code commands} as one log entry, atomically, and tell {@code replyTo} what applying them did; the
-   * answer carries {@code id}, so that a writer can tell it from a late answer to an earlier write.
+   * answer carries {@code id}, so that a writer can tell it from a late answer to an earlier write. {@code writer}
+   * names the writer (one name per incarnation, whose ids only grow): the same write sent again, to this leader
+   * or another, is applied once.
    */
-  public record Write(long id, LogEntry commands, ActorRef<WriteOutcome> replyTo) implements Command {
+  public record Write(String writer, long id, LogEntry commands, ActorRef<WriteOutcome> replyTo)
+      implements Command {
     public Write {
+      Objects.requireNonNull(writer, "writer");
       Objects.requireNonNull(commands, "commands");
       Objects.requireNonNull(replyTo, "replyTo");
     }
@@ -88,6 +92,12 @@ public final class LogLeader {
   public record NotLeading(long writeId) implements WriteOutcome {}
 
   /**
+   * Applied before, when its writer sent it to an earlier leader that did not answer: not applied again, and its
+   * results are not known here.
+   */
+  public record AlreadyApplied(long writeId) implements WriteOutcome {}
+
+  /**
    * The log failed the entry, for the reason {@code kind} names. Standalone nothing of it was applied; in a cluster
    * it may still be (a Raft timeout), so it is never resent.
    */
@@ -113,7 +123,7 @@ public final class LogLeader {
    * (Pekko's journal API returns only success or an exception per write, not results). The outcome is not part of
    * the durable event and never serialized: the journal writes only the entry.
    */
-  public record EntryPersisted(long leaderSequenceNr, LogEntry commands,
+  public record EntryPersisted(long leaderSequenceNr, String writer, long writeId, LogEntry commands,
       CompletableFuture<CommandResult.LeaderEntryApplied> outcome) {
     public EntryPersisted {
       Objects.requireNonNull(commands, "commands");
@@ -139,6 +149,9 @@ public final class LogLeader {
     }
     if (applied.fenced()) {
       return new Fenced(id, applied.sequenceNr(), applied.appliedSequenceNr());
+    }
+    if (applied.alreadyApplied()) {
+      return new AlreadyApplied(id);
     }
     return new Written(id, CommandResultCodec.encode(applied.results()));
   }
@@ -204,7 +217,8 @@ public final class LogLeader {
         write.replyTo().tell(new NotLeading(write.id()));
         return Effect().none();
       }
-      EntryPersisted event = new EntryPersisted(next.get(), write.commands(), new CompletableFuture<>());
+      EntryPersisted event = new EntryPersisted(next.get(), write.writer(), write.id(), write.commands(),
+          new CompletableFuture<>());
       event.outcome().whenComplete((applied, failure) -> {
         if (failure == null) {
           next.set(applied.appliedSequenceNr() + 1);
@@ -218,7 +232,11 @@ public final class LogLeader {
     @Override
     public SignalHandler<State> signalHandler() {
       return newSignalHandlerBuilder().onSignal(RecoveryCompleted.instance(),
-          state -> next.set(lastSequenceNumber(ctx) + 1)).build();
+          state -> {
+            next.set(lastSequenceNumber(ctx) + 1);
+            ctx.getLog().info("Write leader {} recovered: its first entry is number {}", ctx.getSelf().path().name(),
+                next.get());
+          }).build();
     }
 
     @Override

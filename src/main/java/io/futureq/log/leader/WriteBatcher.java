@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -36,9 +37,13 @@ import org.apache.pekko.actor.typed.receptionist.Receptionist;
  * term, see {@link LeaderPlacement}). A write the leader reports {@link LogLeader.Fenced} or
  * {@link LogLeader.NotLeading} was applied nowhere, so it goes again, first in line, to whichever leader is listed
  * then (after a pause when that leader resigned, for the listing to move on), up to {@code maxResends} times; a
- * failed or unanswered write fails its appends, whose outcome is then unknown. A write still unanswered by a
- * leader that is no longer listed does not hold back the next one to the new leader: Raft applies an old leader's
- * entry before anything of a later term, or never.
+ * failed or unanswered write fails its appends, whose outcome is then unknown.
+ *
+ * <p>When the listing moves to another leader (a new Raft term, a crashed or stopped leader), the writes still
+ * unanswered by the old one go to the new one first, as they were, under the same write id: the state machine
+ * applies a write of this batcher at most once (its ids only grow, and it keeps the highest applied), so a write
+ * the old leader did persist is answered {@link LogLeader.AlreadyApplied} (its appends then fail, results unknown),
+ * and one it never got is applied now, without its clients seeing the failover.
  */
 public final class WriteBatcher extends AbstractBehavior<WriteBatcher.Command> {
   /** How long a write the leader answered {@link LogLeader.NotLeading} waits before it goes again. */
@@ -68,6 +73,9 @@ public final class WriteBatcher extends AbstractBehavior<WriteBatcher.Command> {
   /** A write sent and not answered yet: its appends, and the leader it went to. */
   private record InFlight(List<Append> appends, ActorRef<LogLeader.Command> leader) {}
 
+  /** A write to send again as it was, to the current leader, before anything new. */
+  private record Resend(long id, List<Append> appends) {}
+
   /**
    * @param timeout how long a write may take before its appends fail (unknown outcome)
    * @param maxResends how often a fenced write is sent again before its appends fail
@@ -84,7 +92,10 @@ public final class WriteBatcher extends AbstractBehavior<WriteBatcher.Command> {
   private final int maxResends;
   private final ActorRef<LogLeader.WriteOutcome> answers;
   private final Deque<Append> waiting = new ArrayDeque<>();
+  /** This batcher's name in the log's dedup of writes sent again: one per incarnation, so its ids only grow. */
+  private final String writer = UUID.randomUUID().toString();
   private final Map<Long, InFlight> inFlight = new HashMap<>();
+  private final Deque<Resend> resend = new ArrayDeque<>();
   private final Set<ActorRef<LogLeader.Command>> watched = new HashSet<>();
   private ActorRef<LogLeader.Command> leader;
   private long nextWriteId;
@@ -131,9 +142,13 @@ public final class WriteBatcher extends AbstractBehavior<WriteBatcher.Command> {
     ActorRef<LogLeader.Command> listedLeader = listed.listing().getServiceInstances(LogLeader.SERVICE_KEY).stream()
         .max(Comparator.comparing(ref -> ref.path().name())).orElse(null);
     if (!Objects.equals(listedLeader, leader)) {
+      getContext().getLog().debug("Writes go to the write leader {} now", listedLeader);
       paused = false; // a new leader need not wait out a pause meant for the old one
       if (listedLeader != null && watched.add(listedLeader)) {
         getContext().watchWith(listedLeader, new LeaderStopped(listedLeader));
+      }
+      if (listedLeader != null) {
+        sendAgainWhatIsNotAnsweredBy(l -> !l.equals(listedLeader));
       }
     }
     leader = listedLeader;
@@ -168,6 +183,10 @@ public final class WriteBatcher extends AbstractBehavior<WriteBatcher.Command> {
     } else if (outcome instanceof LogLeader.Failed f) {
       resends = 0;
       failAll(written, f.toException());
+    } else if (outcome instanceof LogLeader.AlreadyApplied) {
+      resends = 0;
+      failAll(written, new LogUnavailableException("the write was applied by an earlier write leader, which did not "
+          + "answer before the leadership moved; its results are not known", null));
     } else {
       resends = 0;
       failAll(written, new LogUnavailableException("the write leader's " + describe(outcome), null));
@@ -178,21 +197,26 @@ public final class WriteBatcher extends AbstractBehavior<WriteBatcher.Command> {
 
   /**
    * A leader that stopped (its node shut down, or it resigned and its grace ended) will answer nothing more: its
-   * writes fail now rather than at the timeout. What it had persisted may still be applied, so they are not resent.
+   * writes go to the next leader as they were, rather than failing at the timeout.
    */
   private Behavior<Command> onLeaderStopped(LeaderStopped stopped) {
     watched.remove(stopped.leader());
-    inFlight.entrySet().removeIf(entry -> {
-      if (!entry.getValue().leader().equals(stopped.leader())) {
-        return false;
-      }
-      timers.cancel(entry.getKey());
-      failAll(entry.getValue().appends(), new LogUnavailableException("the write leader stopped before it answered;"
-          + " the entry may still be applied", null));
-      return true;
-    });
+    if (stopped.leader().equals(leader)) {
+      leader = null; // until the listing names the next one
+    }
+    sendAgainWhatIsNotAnsweredBy(stopped.leader()::equals);
     sendIfIdle();
     return this;
+  }
+
+  /** Moves the writes in flight to the leaders {@code gone} selects to the front, to be sent again as they were. */
+  private void sendAgainWhatIsNotAnsweredBy(java.util.function.Predicate<ActorRef<LogLeader.Command>> gone) {
+    List<Long> ids = inFlight.entrySet().stream().filter(e -> gone.test(e.getValue().leader()))
+        .map(Map.Entry::getKey).sorted(Comparator.reverseOrder()).toList();
+    for (long id : ids) {
+      timers.cancel(id);
+      resend.addFirst(new Resend(id, inFlight.remove(id).appends()));
+    }
   }
 
   private Behavior<Command> onUnanswered(Unanswered unanswered) {
@@ -209,15 +233,16 @@ public final class WriteBatcher extends AbstractBehavior<WriteBatcher.Command> {
     if (leader == null || paused || inFlight.values().stream().anyMatch(w -> w.leader().equals(leader))) {
       return;
     }
-    List<Append> batch = nextBatch();
+    Resend again = resend.pollFirst();
+    List<Append> batch = again != null ? again.appends() : nextBatch();
     if (batch.isEmpty()) {
       return;
     }
-    long id = nextWriteId++;
+    long id = again != null ? again.id() : nextWriteId++;
     inFlight.put(id, new InFlight(batch, leader));
     LogEntry.Builder entry = LogEntry.newBuilder();
     batch.forEach(a -> entry.addCommands(a.command()));
-    leader.tell(new LogLeader.Write(id, entry.build(), answers));
+    leader.tell(new LogLeader.Write(writer, id, entry.build(), answers));
     timers.startSingleTimer(id, new Unanswered(id), timeout);
   }
 

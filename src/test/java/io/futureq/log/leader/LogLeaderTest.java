@@ -54,7 +54,7 @@ class LogLeaderTest {
   private long writes;
 
   private LogLeader.EntryPersisted write(LogEntry commands) {
-    var result = leader.runCommand(new LogLeader.Write(++writes, commands, replies.getRef()));
+    var result = leader.runCommand(new LogLeader.Write("w", ++writes, commands, replies.getRef()));
     assertEquals(1, result.events().size(), "one write, one event");
     return result.event();
   }
@@ -120,7 +120,7 @@ class LogLeaderTest {
     inFlight.outcome().complete(applied(1, 1));
     assertEquals(1, replies.expectMessageClass(LogLeader.Written.class).writeId(), "the write in flight ends");
 
-    var late = leader.runCommand(new LogLeader.Write(42, entry("b"), replies.getRef()));
+    var late = leader.runCommand(new LogLeader.Write("w", 42, entry("b"), replies.getRef()));
 
     assertTrue(late.events().isEmpty(), "nothing persisted after resigning");
     assertEquals(42, replies.expectMessageClass(LogLeader.NotLeading.class).writeId());

@@ -69,7 +69,7 @@ class TwoLeadersTest {
 
   private LogLeader.WriteOutcome write(ActorRef<LogLeader.Command> leader, String payload) {
     TestProbe<LogLeader.WriteOutcome> replies = testKit.createTestProbe();
-    leader.tell(new LogLeader.Write(1, publish(payload), replies.getRef()));
+    leader.tell(new LogLeader.Write("w", System.nanoTime(), publish(payload), replies.getRef()));
     return replies.receiveMessage(WAIT);
   }
 

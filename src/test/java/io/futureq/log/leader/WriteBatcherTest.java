@@ -129,23 +129,42 @@ class WriteBatcherTest {
   }
 
   @Test
-  void aWriteStillUnansweredByTheOldLeaderDoesNotHoldBackTheNextOneToTheLeaderOfALaterTerm() {
+  void aWriteTheOldLeaderDidNotAnswerGoesFirstToTheLeaderOfALaterTermUnderItsOwnId() {
     CompletableFuture<CommandResult> first = append("a");
     LogLeader.Write toOld = leader.expectMessageClass(LogLeader.Write.class, WAIT);
+    CompletableFuture<CommandResult> second = append("b");
     // The old leader's node crashed: the receptionist still lists it, next to the new term's leader.
     TestProbe<LogLeader.Command> next = testKit.createTestProbe();
     list(leaderOf(2, next));
 
-    CompletableFuture<CommandResult> second = append("b");
-
-    LogLeader.Write toNew = next.expectMessageClass(LogLeader.Write.class, WAIT);
-    assertEquals(List.of("b"), payloads(toNew));
-    toNew.replyTo().tell(written(toNew, 1));
-    assertEquals("g0", ((CommandResult.NackDelayed) second.join()).group());
-    assertFalse(first.isDone(), "the old write's outcome is still unknown");
-    leader.expectNoMessage(Duration.ofMillis(100));
-    toOld.replyTo().tell(written(toOld, 1));
+    LogLeader.Write again = next.expectMessageClass(LogLeader.Write.class, WAIT);
+    assertEquals(List.of("a"), payloads(again));
+    assertEquals(toOld.id(), again.id(), "the same write, so the log applies it at most once");
+    assertEquals(toOld.writer(), again.writer());
+    next.expectNoMessage(Duration.ofMillis(100)); // one write in flight
+    again.replyTo().tell(written(again, 1));
+    LogLeader.Write then = next.expectMessageClass(LogLeader.Write.class, WAIT);
+    assertEquals(List.of("b"), payloads(then));
+    assertTrue(then.id() > again.id());
+    then.replyTo().tell(written(then, 1));
     assertEquals("g0", ((CommandResult.NackDelayed) first.join()).group());
+    assertEquals("g0", ((CommandResult.NackDelayed) second.join()).group());
+    leader.expectNoMessage(Duration.ofMillis(100));
+  }
+
+  @Test
+  void aWriteAnEarlierLeaderHadAppliedFailsItsCallersWithoutResults() {
+    CompletableFuture<CommandResult> first = append("a");
+    leader.expectMessageClass(LogLeader.Write.class, WAIT);
+    TestProbe<LogLeader.Command> next = testKit.createTestProbe();
+    list(leaderOf(2, next));
+    LogLeader.Write again = next.expectMessageClass(LogLeader.Write.class, WAIT);
+
+    again.replyTo().tell(new LogLeader.AlreadyApplied(again.id()));
+
+    Throwable failure = first.handle((r, f) -> f).join();
+    assertSame(io.futureq.log.LogUnavailableException.class, failure.getClass());
+    assertTrue(failure.getMessage().contains("applied by an earlier write leader"), failure.getMessage());
   }
 
   @Test
