@@ -8,6 +8,7 @@
 #   RUNS         bench runs, one after the other on the same cluster
 #   DIR          work directory for the nodes' data and logs (node-N.log); wiped first
 #   BENCH-FLAG   extra flags for `bin/futureq bench` (default shape: 200,000 messages, QUORUM)
+# With JFR=1 each node records a flight recording (profile settings) to DIR/node-N.jfr.
 # Run it alone on the machine: a build or a test run beside it distorts the figures.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -26,7 +27,9 @@ PIDS=()
 stop() { kill "${PIDS[@]}" 2>/dev/null || true; wait 2>/dev/null || true; }
 trap stop EXIT
 for i in 1 2 3; do
-  (cd "$DIR" && JAVA_OPTS=-Xmx768m exec "$ROOT/bin/futureq" server --config "$ROOT/conf/cluster-node$i.conf" \
+  OPTS=-Xmx768m
+  [ "${JFR:-0}" = 1 ] && OPTS="$OPTS -XX:StartFlightRecording=filename=$DIR/node-$i.jfr,settings=profile,dumponexit=true"
+  (cd "$DIR" && JAVA_OPTS="$OPTS" exec "$ROOT/bin/futureq" server --config "$ROOT/conf/cluster-node$i.conf" \
     >"$DIR/node-$i.log" 2>&1) &
   PIDS+=($!)
 done

@@ -234,8 +234,13 @@ public final class WriteBatcher extends AbstractBehavior<WriteBatcher.Command> {
       return;
     }
     Resend again = resend.pollFirst();
-    List<Append> batch = again != null ? again.appends() : nextBatch();
+    // Callers already answered (timed out) are left out: applied at most once either way, under the write's id.
+    List<Append> batch = again != null
+        ? again.appends().stream().filter(a -> !a.result().isDone()).toList() : nextBatch();
     if (batch.isEmpty()) {
+      if (again != null) {
+        sendIfIdle();
+      }
       return;
     }
     long id = again != null ? again.id() : nextWriteId++;
