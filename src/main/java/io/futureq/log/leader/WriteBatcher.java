@@ -35,9 +35,9 @@ import org.apache.pekko.actor.typed.receptionist.Receptionist;
  *
  * <p>It finds the leader through the receptionist: of those listed, the one with the greatest name (the latest Raft
  * term, see {@link LeaderPlacement}). A write the leader reports {@link LogLeader.Fenced} or
- * {@link LogLeader.NotLeading} was applied nowhere, so it goes again, first in line, to whichever leader is listed
- * then (after a pause when that leader resigned, for the listing to move on), up to {@code maxResends} times; a
- * failed or unanswered write fails its appends, whose outcome is then unknown.
+ * {@link LogLeader.NotLeading} was not applied by it, so it goes again as it was, under its id, first in line, to
+ * whichever leader is listed then (after a pause when that leader resigned, for the listing to move on), up to
+ * {@code maxResends} times; a failed or unanswered write fails its appends, whose outcome is then unknown.
  *
  * <p>When the listing moves to another leader (a new Raft term, a crashed or stopped leader), the writes still
  * unanswered by the old one go to the new one first, as they were, under the same write id: the state machine
@@ -173,9 +173,8 @@ public final class WriteBatcher extends AbstractBehavior<WriteBatcher.Command> {
     } else if ((outcome instanceof LogLeader.Fenced || outcome instanceof LogLeader.NotLeading)
         && resends < maxResends) {
       resends++;
-      for (int i = written.size() - 1; i >= 0; i--) {
-        waiting.addFirst(written.get(i));
-      }
+      // Under its own id: it may be a write sent again whose first leader did persist it.
+      resend.addFirst(new Resend(outcome.writeId(), written));
       if (outcome instanceof LogLeader.NotLeading && write.leader().equals(leader) && !paused) {
         paused = true;
         timers.startSingleTimer(new Resume(), RESEND_PAUSE.multipliedBy(resends));

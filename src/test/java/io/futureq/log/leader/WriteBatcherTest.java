@@ -109,11 +109,16 @@ class WriteBatcherTest {
     one.replyTo().tell(new LogLeader.Fenced(one.id(), 5, 6));
     LogLeader.Write again = leader.expectMessageClass(LogLeader.Write.class, WAIT);
 
-    assertEquals(List.of("a", "b"), payloads(again));
+    // As it was, under its id: if it had been sent again after a failover, its first leader may have applied it.
+    assertEquals(List.of("a"), payloads(again));
+    assertEquals(one.id(), again.id());
     assertFalse(first.isDone());
-    again.replyTo().tell(written(again, 2));
+    again.replyTo().tell(written(again, 1));
+    LogLeader.Write then = leader.expectMessageClass(LogLeader.Write.class, WAIT);
+    assertEquals(List.of("b"), payloads(then));
+    then.replyTo().tell(written(then, 1));
     assertEquals("g0", ((CommandResult.NackDelayed) first.join()).group());
-    assertEquals("g1", ((CommandResult.NackDelayed) second.join()).group());
+    assertEquals("g0", ((CommandResult.NackDelayed) second.join()).group());
   }
 
   @Test
