@@ -42,7 +42,7 @@ class ClusterE2ETest {
         assertEquals(3, info.getRaft().getPeersCount());
         info.getMembersList().forEach(m -> assertFalse(m.getGrpcAddress().isEmpty(), m.toString()));
       }
-      int leader = leaderIndex(cluster);
+      int leader = ClusterTopics.raftLeader(cluster);
       int consumeVia = (leader + 2) % 3;
       Set<String> acked = ConcurrentHashMap.newKeySet();
       Set<String> received = ConcurrentHashMap.newKeySet();
@@ -152,12 +152,5 @@ class ClusterE2ETest {
       Thread.sleep(100);
     }
     throw new AssertionError("no member hosts topic " + topic);
-  }
-
-  private static int leaderIndex(ClusterNodes cluster) throws Exception {
-    try (FutureQClient client = FutureQClient.builder().target(cluster.target(0)).build()) {
-      String leader = client.clusterInfo().get(10, TimeUnit.SECONDS).getRaft().getLeaderId();
-      return Integer.parseInt(leader.substring("node-".length())) - 1;
-    }
   }
 }

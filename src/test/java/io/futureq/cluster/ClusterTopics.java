@@ -76,6 +76,13 @@ final class ClusterTopics {
     }
   }
 
+  /** The index of the node whose Raft replica leads, as node 1 sees it. */
+  static int raftLeader(ClusterNodes cluster) throws Exception {
+    try (FutureQClient client = FutureQClient.builder().target(cluster.target(0)).build()) {
+      return index(client.clusterInfo().get(10, TimeUnit.SECONDS).getRaft().getLeaderId());
+    }
+  }
+
   static int index(String nodeId) {
     return Integer.parseInt(nodeId.substring("node-".length())) - 1;
   }

@@ -48,7 +48,7 @@ class ClusterWriteLeaderE2ETest {
     try (ClusterNodes cluster = new ClusterNodes(dir, 3)) {
       cluster.startAll();
       cluster.awaitAllReady(Duration.ofSeconds(90));
-      int raftLeader = ClusterTopics.index(raftLeaderId(cluster));
+      int raftLeader = ClusterTopics.raftLeader(cluster);
       Address leaderNode = Cluster.get(cluster.nodes[raftLeader].system()).selfMember().address();
       for (int i = 0; i < cluster.size; i++) {
         ActorSystem<Void> system = cluster.nodes[i].system();
@@ -108,12 +108,6 @@ class ClusterWriteLeaderE2ETest {
 
   private static LogEntry publish(String topic, String payload) {
     return LogEntry.newBuilder().addCommands(Commands.store(Commands.message(topic, payload, 0))).build();
-  }
-
-  private static String raftLeaderId(ClusterNodes cluster) throws Exception {
-    try (FutureQClient client = FutureQClient.builder().target(cluster.target(0)).build()) {
-      return client.clusterInfo().get(10, TimeUnit.SECONDS).getRaft().getLeaderId();
-    }
   }
 
   /** The one write leader {@code system}'s receptionist lists, once it lists exactly one. */

@@ -18,6 +18,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Predicate;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
@@ -208,8 +209,18 @@ public final class WriteBatcher extends AbstractBehavior<WriteBatcher.Command> {
     return this;
   }
 
+  /** Whether a write to {@code to} is in flight (there is at most one per leader). */
+  private boolean awaitsAnswerFrom(ActorRef<LogLeader.Command> to) {
+    for (InFlight write : inFlight.values()) {
+      if (write.leader().equals(to)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** Moves the writes in flight to the leaders {@code gone} selects to the front, to be sent again as they were. */
-  private void sendAgainWhatIsNotAnsweredBy(java.util.function.Predicate<ActorRef<LogLeader.Command>> gone) {
+  private void sendAgainWhatIsNotAnsweredBy(Predicate<ActorRef<LogLeader.Command>> gone) {
     List<Long> ids = inFlight.entrySet().stream().filter(e -> gone.test(e.getValue().leader()))
         .map(Map.Entry::getKey).sorted(Comparator.reverseOrder()).toList();
     for (long id : ids) {
@@ -229,7 +240,7 @@ public final class WriteBatcher extends AbstractBehavior<WriteBatcher.Command> {
   }
 
   private void sendIfIdle() {
-    if (leader == null || paused || inFlight.values().stream().anyMatch(w -> w.leader().equals(leader))) {
+    if (leader == null || paused || awaitsAnswerFrom(leader)) {
       return;
     }
     Resend again = resend.pollFirst();

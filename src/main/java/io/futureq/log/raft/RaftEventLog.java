@@ -127,7 +127,7 @@ public final class RaftEventLog implements EventLog {
    * {@code follows} whenever another replica leads or none is known (on a Ratis thread); one of them is told at once
    * what holds now, so a change before this call is not missed. Where this node's write leader runs follows it.
    */
-  public void onLeadership(java.util.function.LongConsumer leads, Runnable follows) {
+  public void onLeadership(LongConsumer leads, Runnable follows) {
     stateMachine.onLeadership(leads, follows);
   }
 

@@ -116,7 +116,7 @@ final class RatisStateMachine extends BaseStateMachine {
     LOG.info("Raft leader is now {} (as {} sees it)", newLeader == null ? "unknown" : newLeader, member.getPeerId());
     synchronized (leadershipLock) {
       if (leads != null) {
-        tellLeadership(member.getPeerId().equals(newLeader));
+        tellLeadership(member.getPeerId().equals(newLeader), division());
       }
     }
   }
@@ -127,14 +127,13 @@ final class RatisStateMachine extends BaseStateMachine {
       this.leads = leads;
       this.follows = follows;
       RaftServer.Division division = division();
-      tellLeadership(division != null && division.getInfo().isLeader());
+      tellLeadership(division != null && division.getInfo().isLeader(), division);
     }
   }
 
-  private void tellLeadership(boolean leads) {
-    RaftServer.Division division = division();
-    if (leads && division != null) {
-      this.leads.accept(division.getInfo().getCurrentTerm());
+  private void tellLeadership(boolean leading, RaftServer.Division division) {
+    if (leading && division != null) {
+      leads.accept(division.getInfo().getCurrentTerm());
     } else {
       follows.run();
     }
