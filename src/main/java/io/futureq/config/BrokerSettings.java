@@ -1,8 +1,10 @@
 package io.futureq.config;
 
 import com.typesafe.config.Config;
+import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
 import java.io.File;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
@@ -58,10 +60,37 @@ public record BrokerSettings(
       problems.add("futureq.storage.engine: memory runs standalone only; with futureq.cluster.enabled = true every "
           + "replica must keep its Raft state and store across restarts, so use rocksdb");
     }
+    if (settings.raft() != null) {
+      checkRemovalMargin(config, settings.raft(), problems);
+    }
     if (!problems.isEmpty()) {
       throw new SettingsException(problems);
     }
     return settings;
+  }
+
+  /**
+   * The split-brain resolver's removal margin lets a crashed or cut-off node's topics start on the
+   * survivors that long after it is downed; that is safe only once its groups have stopped delivering,
+   * which they do when their replica's lease (the Raft election timeout) runs out. See conf/futureq.conf.
+   */
+  private static void checkRemovalMargin(Config config, RaftSettings raft, List<String> problems) {
+    String margin = "pekko.cluster.down-removal-margin";
+    String stableAfter = "pekko.cluster.split-brain-resolver.stable-after";
+    if (!config.hasPath(margin) || !config.hasPath(stableAfter)) {
+      return;
+    }
+    try {
+      boolean off = "off".equalsIgnoreCase(config.getString(margin));
+      Duration effective = off ? config.getDuration(stableAfter) : config.getDuration(margin);
+      if (effective.compareTo(raft.electionTimeout()) <= 0) {
+        problems.add((off ? stableAfter : margin) + ": must be longer than futureq.raft.election-timeout ("
+            + raft.electionTimeout().toMillis() + " ms), the lease after which a cut-off node stops delivering; got "
+            + effective.toMillis() + " ms");
+      }
+    } catch (ConfigException e) {
+      problems.add(margin + ": must be a duration or off (" + e.getMessage() + ")");
+    }
   }
 
   /**

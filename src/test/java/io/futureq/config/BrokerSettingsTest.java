@@ -64,6 +64,27 @@ class BrokerSettingsTest {
   }
 
   @Test
+  void theRemovalMarginMustOutlastTheRaftLease() {
+    String clustered = "futureq.cluster.enabled = true\n"
+        + "futureq.raft.peers { node-1 = \"127.0.0.1:50005\" }\n"
+        + "futureq.cluster.discovery.contact-points = [\"127.0.0.1:8558\"]\n";
+    assertEquals(Duration.ofSeconds(1), BrokerSettings.from(with(clustered)).raft().electionTimeout());
+
+    SettingsException e = assertThrows(SettingsException.class,
+        () -> BrokerSettings.from(with(clustered + "pekko.cluster.down-removal-margin = 500ms")));
+    assertEquals(1, e.problems().size(), e.getMessage());
+    assertEquals("pekko.cluster.down-removal-margin: must be longer than futureq.raft.election-timeout (1000 ms), "
+        + "the lease after which a cut-off node stops delivering; got 500 ms", e.problems().get(0));
+
+    e = assertThrows(SettingsException.class, () -> BrokerSettings.from(with(clustered
+        + "pekko.cluster.down-removal-margin = off\npekko.cluster.split-brain-resolver.stable-after = 1s")));
+    assertTrue(e.problems().get(0).startsWith("pekko.cluster.split-brain-resolver.stable-after: must be longer"),
+        e.getMessage());
+    // Standalone has no lease and no resolver decisions to make.
+    BrokerSettings.from(with("pekko.cluster.down-removal-margin = 500ms"));
+  }
+
+  @Test
   void everyBadValueIsReportedWithItsKey() {
     SettingsException e = assertThrows(SettingsException.class, () -> BrokerSettings.from(with(
         "futureq.api.port = -1\nfutureq.topic.read-chunk = 0\nfutureq.group.in-flight-timeout = soon\n"

@@ -21,8 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Three broker processes, each in its own network namespace ({@link Netns}), joined by a bridge.
  * Under the crash-loop workload (QUORUM publishes, two acking groups, a universal subscriber), the
- * Raft leader is cut off from everyone for 8 s (its veth taken down: shorter than the split-brain
- * resolver's 20 s, so it is not downed), then healed. No split brain: nothing acked is lost, nothing
+ * Raft leader is cut off from everyone for 8 s (its veth taken down: the failure detector marks it
+ * unreachable after 4-6 s, and the split-brain resolver would down it only after 7 s more), then healed. No split brain: nothing acked is lost, nothing
  * acked and deleted is delivered again, nothing is early, and the three replicas' stores are
  * identical once caught up. Skips where namespaces cannot be made (not root, no {@code ip}).
  */

@@ -60,7 +60,7 @@ public final class RaftEventLog implements EventLog {
     this.stateMachine = stateMachine;
     this.committer = committer;
     this.membership = membership;
-    this.lease = new ReplicaLease(server, settings.electionTimeout(),
+    this.lease = ReplicaLease.start(server, settings.electionTimeout(),
         () -> Barrier.applied(this, this, settings.requestTimeout()));
   }
 

@@ -2,12 +2,16 @@ package io.futureq.log.raft;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
@@ -24,6 +28,14 @@ import org.apache.ratis.server.RaftServer;
  * in touch again and has applied a barrier: an empty entry appended through the leader, which orders
  * after everything committed before it (Raft's read-index idea); then one more check period passes
  * for the announcements of the entries it applied to reach the topics.
+ *
+ * <p>Being current is a lease with a deadline, not a flag the checks lower: each check that finds
+ * contact extends it to the last contact plus the lease, and {@link #current()} compares that with the
+ * monotonic clock. A process frozen past its deadline (SIGSTOP, a long pause) is therefore not current
+ * the moment it resumes, before any check has run: its groups' timers fire first on resume, and with a
+ * flag they delivered from the stale replica. The split-brain resolver's short removal margin
+ * (conf/futureq.conf) counts on this: a crashed or cut-off host of a topic stops delivering within
+ * the lease, so the survivors may start its topics a few seconds after downing it.
  */
 final class ReplicaLease implements AutoCloseable {
   static final Duration CHECK_EVERY = Duration.ofMillis(50);
@@ -33,40 +45,66 @@ final class ReplicaLease implements AutoCloseable {
    */
   private enum State { STARTING, LAPSED, CATCHING_UP, SETTLING, CURRENT }
 
-  private final RaftServer server;
+  /** Answers {@link #NO_CONTACT} when there is none. */
+  static final long NO_CONTACT = Long.MAX_VALUE;
+
+  /** Milliseconds since this replica last heard from the group (see {@link #sinceContactMs}). */
+  private final LongSupplier sinceContactMs;
   private final long leaseMs;
   /** Appends a barrier and completes once this replica has applied it. */
   private final Supplier<CompletionStage<?>> barrier;
+  private final LongSupplier nanoTime;
   private final ScheduledExecutorService checks;
   private volatile boolean current = true;
+  /** {@link #nanoTime} past which this replica is not current without a newer contact. */
+  private volatile long currentUntilNanos;
   private State state = State.STARTING;
   /** Bumped on every lapse: a barrier from before it proves nothing. */
   private long lapses;
 
   /** @param lease how long without contact still counts as current: the election timeout */
-  ReplicaLease(RaftServer server, Duration lease, Supplier<CompletionStage<?>> barrier) {
-    this.server = server;
-    this.leaseMs = lease.toMillis();
-    this.barrier = barrier;
-    this.checks = Executors.newSingleThreadScheduledExecutor(r -> {
+  static ReplicaLease start(RaftServer server, Duration lease, Supplier<CompletionStage<?>> barrier) {
+    ScheduledExecutorService checks = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "futureq-replica-lease");
       t.setDaemon(true);
       return t;
     });
-    checks.scheduleWithFixedDelay(this::check, 0, CHECK_EVERY.toMillis(), TimeUnit.MILLISECONDS);
+    ReplicaLease replicaLease = new ReplicaLease(() -> sinceContactMs(server), lease, barrier,
+        System::nanoTime, checks);
+    checks.scheduleWithFixedDelay(replicaLease::check, 0, CHECK_EVERY.toMillis(), TimeUnit.MILLISECONDS);
+    return replicaLease;
+  }
+
+  /** For {@link #start} and tests, which call {@link #check} themselves; {@code checks} is shut down on close. */
+  ReplicaLease(LongSupplier sinceContactMs, Duration lease, Supplier<CompletionStage<?>> barrier,
+      LongSupplier nanoTime, ScheduledExecutorService checks) {
+    this.sinceContactMs = sinceContactMs;
+    this.leaseMs = lease.toMillis();
+    this.barrier = barrier;
+    this.nanoTime = nanoTime;
+    this.checks = checks;
+    this.currentUntilNanos = nanoTime.getAsLong() + TimeUnit.MILLISECONDS.toNanos(leaseMs);
   }
 
   boolean current() {
-    return current;
+    return current && nanoTime.getAsLong() - currentUntilNanos < 0;
   }
 
-  private synchronized void check() {
-    boolean contact = inContact();
+  synchronized void check() {
+    long now = nanoTime.getAsLong();
+    // Past the deadline since the last check: this process did not run for a while. Contact now
+    // does not say what was committed meanwhile, so that is a lapse too.
+    boolean expired = now - currentUntilNanos >= 0;
+    long since = sinceContactMs.getAsLong();
+    boolean contact = since <= leaseMs;
+    if (contact) {
+      currentUntilNanos = now + TimeUnit.MILLISECONDS.toNanos(leaseMs - since);
+    }
     if (state == State.STARTING) {
       state = contact ? State.CURRENT : State.STARTING;
       return;
     }
-    if (!contact) {
+    if (!contact || expired) {
       if (state != State.LAPSED) {
         lapses++;
       }
@@ -94,36 +132,51 @@ final class ReplicaLease implements AutoCloseable {
     }
   }
 
-  /** A follower heard from its leader, a leader from a majority of the voters, within the lease. */
-  private boolean inContact() {
+  /**
+   * Milliseconds since a follower last heard from its leader, or since a leader last heard from a
+   * majority of the voters (the longest silence among the followers it needs, itself counting as
+   * one); {@link #NO_CONTACT} without a leader or a division.
+   */
+  private static long sinceContactMs(RaftServer server) {
     try {
       RaftServer.Division division = server.getDivision(RaftServerFactory.GROUP_ID);
       DivisionInfo info = division.getInfo();
       if (!info.isAlive()) {
-        return false;
+        return NO_CONTACT;
       }
       RoleInfoProto role = info.getRoleInfoProto();
       if (role.getRole() == RaftPeerRole.LEADER) {
         Set<String> voters = new HashSet<>();
         division.getRaftConf().getCurrentPeers().forEach(p -> voters.add(p.getId().toString()));
-        int heard = 1; // itself
+        List<Long> silences = new ArrayList<>();
         for (ServerRpcProto follower : role.getLeaderInfo().getFollowerInfoList()) {
-          if (voters.contains(follower.getId().getId().toStringUtf8())
-              && follower.getLastRpcElapsedTimeMs() <= leaseMs) {
-            heard++;
+          if (voters.contains(follower.getId().getId().toStringUtf8())) {
+            silences.add(follower.getLastRpcElapsedTimeMs());
           }
         }
-        return heard > voters.size() / 2;
+        int needed = voters.size() / 2; // besides itself
+        if (needed == 0) {
+          return 0;
+        }
+        if (silences.size() < needed) {
+          return NO_CONTACT;
+        }
+        Collections.sort(silences);
+        return silences.get(needed - 1);
       }
-      return info.getLeaderId() != null && role.hasFollowerInfo()
-          && role.getFollowerInfo().getLeaderInfo().getLastRpcElapsedTimeMs() <= leaseMs;
+      if (info.getLeaderId() == null || !role.hasFollowerInfo()) {
+        return NO_CONTACT;
+      }
+      return role.getFollowerInfo().getLeaderInfo().getLastRpcElapsedTimeMs();
     } catch (IOException | RuntimeException e) {
-      return false;
+      return NO_CONTACT;
     }
   }
 
   @Override
   public void close() {
-    checks.shutdownNow();
+    if (checks != null) {
+      checks.shutdownNow();
+    }
   }
 }
