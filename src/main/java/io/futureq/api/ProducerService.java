@@ -21,6 +21,7 @@ import io.futureq.security.PermissionDenied;
 import io.futureq.security.Principal;
 import io.futureq.security.RateLimited;
 import io.futureq.storage.MessageIds;
+import io.futureq.topic.TopicRouter;
 import io.grpc.Status;
 import java.util.HashSet;
 import java.util.Set;
@@ -48,16 +49,19 @@ public final class ProducerService implements ProducerPowerApi {
   private final Consumer<Set<String>> afterStore;
   private final PublishLimits limits;
   private final CallAccess access;
+  private final TopicRouter topics;
   /** Named in every store batch, so that replicas configured otherwise cannot store it under other keys. */
   private final long bucketMs;
 
   /**
    * @param afterStore told the topics of every stored request; in a cluster it makes sure their
    *     entities run somewhere
+   * @param topics where a cancel is settled with the topic's host before it is answered
    */
   public ProducerService(ApiSettings settings, LimitSettings limits, BrokerStateMachine state, EventLog eventLog,
-      Consumer<Set<String>> afterStore, CallAccess access) {
+      Consumer<Set<String>> afterStore, TopicRouter topics, CallAccess access) {
     this.settings = settings;
+    this.topics = topics;
     this.access = access;
     this.limits = new PublishLimits(limits, state);
     this.bucketMs = state.bucketMs();
@@ -161,15 +165,36 @@ public final class ProducerService implements ProducerPowerApi {
       return GrpcErrors.translate(CompletableFuture.failedFuture(e));
     }
     return GrpcErrors.translate(eventLog.append(LogCommand.newBuilder().setCancel(cancel).build()).toCompletableFuture()
+        .thenCompose(result -> settled((CommandResult.Cancelled) result))
         .orTimeout(settings.requestTimeout().toMillis(), TimeUnit.MILLISECONDS)
-        .thenApply(result -> {
-          CommandResult.Cancelled cancelled = (CommandResult.Cancelled) result;
+        .thenApply(cancelled -> {
           CancelResponse.Builder out = CancelResponse.newBuilder().setExisted(cancelled.existed());
           if (cancelled.existed()) {
             out.setMessageId(MessageIds.of(cancelled.storageKey()));
           }
           return out.build();
         }));
+  }
+
+  /**
+   * The cancel is committed, but the topic's host may not have applied it yet (in a cluster its replica
+   * can lag the write by any amount), and a group there would deliver the message after this answer. So
+   * the answer waits until the host has applied it and its groups have dropped the message. If the host
+   * does not confirm within half the request timeout (it is down, or the topic is moving: a new host
+   * starts from a replica that has applied the cancel), the committed result is answered anyway.
+   */
+  private CompletionStage<CommandResult.Cancelled> settled(CommandResult.Cancelled cancelled) {
+    if (!cancelled.existed()) {
+      return CompletableFuture.completedFuture(cancelled);
+    }
+    return topics.settle(cancelled.topic(), cancelled.logIndex(), settings.requestTimeout().dividedBy(2))
+        .handle((done, failure) -> {
+          if (failure != null) {
+            LOG.warn("a cancel of topic {} is committed at log index {}, but the topic's host did not confirm it: {}",
+                cancelled.topic(), cancelled.logIndex(), failure.getMessage());
+          }
+          return cancelled;
+        });
   }
 
   private static byte[] storageKey(CancelRequest request) {

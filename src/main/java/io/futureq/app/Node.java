@@ -184,7 +184,7 @@ public final class Node implements AutoCloseable {
     readiness.describeStorage(settings.storage().engine().description());
     CallAccess access = CallAccess.of(settings.security().auth()); // reads the token files: a bad one stops start-up
     ProducerService producer = new ProducerService(settings.api(), settings.limits(), stateMachine, eventLog, clustered
-        ? topics -> topics.forEach(t -> router.tell(t, new TopicEntity.Wake())) : topics -> { }, access);
+        ? topics -> topics.forEach(t -> router.tell(t, new TopicEntity.Wake())) : topics -> { }, router, access);
     // Subscriber sessions live under their own guardian, not as system actors of their own.
     ActorRef<SpawnProtocol.Command> sessions = system.systemActorOf(SpawnProtocol.create(), "subscribers",
         org.apache.pekko.actor.typed.Props.empty());

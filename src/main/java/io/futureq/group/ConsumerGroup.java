@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
@@ -61,6 +62,15 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
 
   public record GetStats(ActorRef<Stats> replyTo) implements Command {}
 
+  /**
+   * Answered once the group has taken in everything its topic sent before: a cancel is answered only
+   * after every group of the topic has dropped the message (also handled by {@link UniversalFanout}).
+   */
+  public record Settle(ActorRef<Done> replyTo) implements Command {}
+
+  /** The answer to a {@link CatchUp}: the topic has forwarded everything announced before it. */
+  public record CaughtUp(long recoveries) implements Command {}
+
   /** The group was deleted: its consumers' streams end, saying {@code why}, and the group stops. */
   public record Delete(String why) implements Command {}
 
@@ -71,6 +81,13 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
    * idempotency key, which is free again only once their delete is written, so it is written at once.
    */
   public record Acked(String group, List<byte[]> storageKeys, boolean keyed) {}
+
+  /**
+   * Told to the topic by a group whose replica lost touch with the Raft group and has caught up
+   * ({@code recoveries} times so far): the topic answers {@link CaughtUp} once it has forwarded every
+   * removal the replica announced while catching up (see {@link ReplicaCatchUp}).
+   */
+  public record CatchUp(long recoveries, ActorRef<Command> group) {}
 
   /** A watched consumer stopped (also used by {@link UniversalFanout}). */
   record ConsumerLeft(ActorRef<SubscriberSession.Command> consumer) implements Command {}
@@ -113,6 +130,7 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
   private long inFlightTimerAt = Long.MAX_VALUE;
   private long requeueTimerAt = Long.MAX_VALUE;
   private final DeliveryLateness.Recorder lateness;
+  private final ReplicaCatchUp catchUp;
 
   private ConsumerGroup(ActorContext<Command> ctx, TimerScheduler<Command> timers, GroupContext gc, byte[] startAfter) {
     super(ctx);
@@ -121,6 +139,7 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
     this.feed = new GroupFeed(ctx, gc, startAfter);
     this.metrics = new GroupMetrics(gc.topic(), gc.group());
     this.lateness = new DeliveryLateness.Recorder(metrics.lateness);
+    this.catchUp = new ReplicaCatchUp(gc, ctx.getSelf());
   }
 
   @Override
@@ -140,6 +159,11 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
         .onMessage(InFlightDue.class, this::onInFlightDue)
         .onMessage(RequeueDue.class, this::onRequeueDue)
         .onMessage(ReplicaRecheck.class, r -> pump())
+        .onMessage(Settle.class, this::onSettle)
+        .onMessage(CaughtUp.class, c -> {
+          catchUp.caughtUp(c.recoveries());
+          return pump();
+        })
         .onSignal(PostStop.class, s -> onPostStop())
         .build();
   }
@@ -237,6 +261,11 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
     return gone.isEmpty() ? this : pump();
   }
 
+  private Behavior<Command> onSettle(Settle settle) {
+    settle.replyTo().tell(Done.getInstance());
+    return this;
+  }
+
   private Behavior<Command> onGetStats(GetStats get) {
     get.replyTo().tell(new Stats(gc.group(), consumers.size(), inFlight.size(), feed.buffered(), requeue.size(),
         lateness.summary()));
@@ -325,6 +354,9 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
       // This replica lost touch with the Raft group (paused, cut off): it may be missing committed
       // cancels and acks, so nothing is delivered from it until it has caught up.
       timers.startSingleTimer("replica-recheck", new ReplicaRecheck(), REPLICA_RECHECK);
+      return this;
+    }
+    if (!catchUp.caughtUp()) {
       return this;
     }
     Instant clock = Instant.now();

@@ -14,6 +14,7 @@ import org.apache.pekko.actor.typed.ActorRef;
  * @param group the group name; empty for the universal subscribers (fan-out, best effort)
  * @param wakeTimer wakes the group when its next message is due
  * @param ackSink where the group reports messages it is done with
+ * @param catchUpSink the topic, asked by a group whose replica caught up after a lapse (see {@link ReplicaCatchUp})
  */
 public record GroupContext(
     String topic,
@@ -26,7 +27,8 @@ public record GroupContext(
     EventLog eventLog,
     int maxConsumers,
     WakeTimer wakeTimer,
-    ActorRef<ConsumerGroup.Acked> ackSink) {
+    ActorRef<ConsumerGroup.Acked> ackSink,
+    ActorRef<ConsumerGroup.CatchUp> catchUpSink) {
 
   boolean deadLetterTopic() {
     return topic.endsWith(BrokerStateMachine.DEAD_LETTER_SUFFIX);

@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
@@ -41,6 +42,7 @@ public final class UniversalFanout extends AbstractBehavior<ConsumerGroup.Comman
   private final Map<ActorRef<SubscriberSession.Command>, List<GroupDelivery>> outbox = new LinkedHashMap<>();
   private final DeliveryLateness.Recorder lateness;
   private boolean inFlightTimerArmed;
+  private final ReplicaCatchUp catchUp;
 
   private UniversalFanout(ActorContext<ConsumerGroup.Command> ctx, TimerScheduler<ConsumerGroup.Command> timers,
       GroupContext gc, byte[] startAfter) {
@@ -50,6 +52,7 @@ public final class UniversalFanout extends AbstractBehavior<ConsumerGroup.Comman
     this.feed = new GroupFeed(ctx, gc, startAfter);
     this.metrics = new GroupMetrics(gc.topic(), gc.group());
     this.lateness = new DeliveryLateness.Recorder(metrics.lateness);
+    this.catchUp = new ReplicaCatchUp(gc, ctx.getSelf());
   }
 
   @Override
@@ -69,6 +72,14 @@ public final class UniversalFanout extends AbstractBehavior<ConsumerGroup.Comman
         })
         .onMessage(ConsumerGroup.InFlightDue.class, this::onInFlightDue)
         .onMessage(ConsumerGroup.ReplicaRecheck.class, r -> pump())
+        .onMessage(ConsumerGroup.Settle.class, s -> {
+          s.replyTo().tell(Done.getInstance());
+          return this;
+        })
+        .onMessage(ConsumerGroup.CaughtUp.class, c -> {
+          catchUp.caughtUp(c.recoveries());
+          return pump();
+        })
         .onSignal(PostStop.class, s -> {
           feed.stop();
           return this;
@@ -167,6 +178,9 @@ public final class UniversalFanout extends AbstractBehavior<ConsumerGroup.Comman
     if (!gc.eventLog().current()) {
       // As in ConsumerGroup: a replica that lost touch with the Raft group delivers nothing until current.
       timers.startSingleTimer(new ConsumerGroup.ReplicaRecheck(), ConsumerGroup.REPLICA_RECHECK);
+      return this;
+    }
+    if (!catchUp.caughtUp()) {
       return this;
     }
     Instant clock = Instant.now();

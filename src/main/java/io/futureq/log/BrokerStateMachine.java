@@ -356,10 +356,10 @@ public final class BrokerStateMachine {
           : ctx.get(Space.INDEX, StorageKeys.messageKeyIndex(cancel.getTopic(), cancel.getKey()));
       StoredMessage record = key == null ? null : read(key);
       if (record == null || !record.getTopic().equals(cancel.getTopic())) {
-        return new CommandResult.Cancelled(cancel.getTopic(), null, null);
+        return new CommandResult.Cancelled(cancel.getTopic(), null, null, index);
       }
       remove(key, record);
-      return new CommandResult.Cancelled(cancel.getTopic(), key, record);
+      return new CommandResult.Cancelled(cancel.getTopic(), key, record, index);
     }
 
     private CommandResult createGroup(CreateGroup create) {

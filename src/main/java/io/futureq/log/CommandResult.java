@@ -23,8 +23,8 @@ public sealed interface CommandResult {
     }
   }
 
-  /** A cancel: the removed message, or none. */
-  record Cancelled(String topic, byte[] storageKey, StoredMessage message) implements CommandResult {
+  /** A cancel applied at {@code logIndex}: the removed message, or none. */
+  record Cancelled(String topic, byte[] storageKey, StoredMessage message, long logIndex) implements CommandResult {
     public boolean existed() {
       return storageKey != null;
     }

@@ -62,7 +62,7 @@ public final class CommandResultCodec {
       r.storageKeys().forEach(key -> removed.addStorageKeys(ByteString.copyFrom(key)));
       out.setRemoved(removed);
     } else if (result instanceof CommandResult.Cancelled c) {
-      CancelledResult.Builder cancelled = CancelledResult.newBuilder().setTopic(c.topic());
+      CancelledResult.Builder cancelled = CancelledResult.newBuilder().setTopic(c.topic()).setLogIndex(c.logIndex());
       if (c.existed()) {
         cancelled.setStorageKey(ByteString.copyFrom(c.storageKey())).setMessage(c.message());
       }
@@ -128,7 +128,7 @@ public final class CommandResultCodec {
       case CANCELLED: {
         CancelledResult c = result.getCancelled();
         return c.hasMessage() ? new CommandResult.Cancelled(c.getTopic(), c.getStorageKey().toByteArray(),
-            c.getMessage()) : new CommandResult.Cancelled(c.getTopic(), null, null);
+            c.getMessage(), c.getLogIndex()) : new CommandResult.Cancelled(c.getTopic(), null, null, c.getLogIndex());
       }
       case GROUP_CREATED: {
         GroupCreatedResult g = result.getGroupCreated();

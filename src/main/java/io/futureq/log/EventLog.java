@@ -26,8 +26,9 @@ public interface EventLog extends AutoCloseable {
   long appliedIndex();
 
   /**
-   * Completes once this replica has applied log entry {@code index} (at once if it has), with its
-   * applied index then. Appends complete when the entry is applied where it was decided, which in a
+   * Completes once this replica has applied log entry {@code index} and told the {@link AppliedListener}
+   * of it (at once if it has), with its applied index then: a topic told of the entry has it in its
+   * mailbox before anything the waiter sends it. Appends complete when the entry is applied where it was decided, which in a
    * cluster may be another replica: a reader of the local store waits here first. Completes on the
    * log's thread: callers hand the work on. Never completes if this replica stops applying.
    */
@@ -51,6 +52,16 @@ public interface EventLog extends AutoCloseable {
    */
   default boolean current() {
     return true;
+  }
+
+  /**
+   * How many times this replica has become {@linkplain #current() current} again after losing touch
+   * with the group; it changes before {@link #current()} turns true. A reader that sees it change
+   * knows the replica caught up meanwhile, and that announcements of what it applied then may still
+   * be on their way to the topics. Always 0 for a log without replicas.
+   */
+  default long recoveries() {
+    return 0;
   }
 
   /** Commits everything accepted so far, then stops; later appends fail. */

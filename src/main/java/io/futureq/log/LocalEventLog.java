@@ -34,7 +34,7 @@ public final class LocalEventLog implements EventLog {
   private final Thread committer;
   private volatile boolean closed;
   private volatile long appliedIndex;
-  private final AppliedWaiters waiters = new AppliedWaiters(() -> appliedIndex);
+  private final AppliedWaiters waiters;
 
   /**
    * @param maxCommands most commands written in one group commit
@@ -50,6 +50,7 @@ public final class LocalEventLog implements EventLog {
     this.maxCommands = maxCommands;
     this.limit = limit;
     this.appliedIndex = stateMachine.appliedIndex();
+    this.waiters = new AppliedWaiters(appliedIndex);
     this.committer = new Thread(this::run, "futureq-group-commit");
     committer.setDaemon(true);
     committer.start();
@@ -145,12 +146,14 @@ public final class LocalEventLog implements EventLog {
     List<CommandResult> results = prepared.results();
     stateMachine.committed(prepared);
     appliedIndex = index;
-    waiters.advance(index);
     commitNanos.accept(System.nanoTime() - start);
     for (int i = 0; i < group.size(); i++) {
       announce(index, results.get(i));
       group.get(i).result().complete(results.get(i));
     }
+    // After the announcements: whoever waits for this index then finds them ahead of its own
+    // messages in the topics' mailboxes (a cancel's answer relies on it).
+    waiters.advance(index);
   }
 
   /**

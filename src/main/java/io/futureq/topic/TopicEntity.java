@@ -18,6 +18,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
@@ -61,6 +62,13 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
 
   public record GetStats(ActorRef<StatusReply<TopicStats>> replyTo) implements Command {}
 
+  /**
+   * Answered once this host's replica has applied log entry {@code index} and every group of the topic
+   * has taken in what it removed: a cancel is answered only then, so that no group delivers the
+   * cancelled message after its answer, however far this host's replica lagged the write.
+   */
+  public record Settle(long index, ActorRef<StatusReply<Done>> replyTo) implements Command {}
+
   /** A message rescheduled at log {@code index}: it left key {@code from}; {@code ackedBy} had acked it. */
   public record MessageMoved(long index, byte[] from, DueMessage to, List<String> ackedBy) implements Command {
     public MessageMoved {
@@ -86,6 +94,14 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
   public record StoreReplaced(long appliedIndex) implements Command {}
 
   private record GroupAcked(ConsumerGroup.Acked acked) implements Command {}
+
+  private record GroupCatchUp(ConsumerGroup.CatchUp catchUp) implements Command {}
+
+  private record SettleApplied(Settle settle, Throwable failure) implements Command {}
+
+  private record GroupSettled(long settle, Throwable failure) implements Command {}
+
+  private record PendingSettle(ActorRef<StatusReply<Done>> replyTo, int answersDue) {}
 
   private record GroupReady(String group, Throwable failure) implements Command {}
 
@@ -115,6 +131,10 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
   private final String topic;
   private final TopicContext tc;
   private final ActorRef<ConsumerGroup.Acked> ackSink;
+  private final ActorRef<ConsumerGroup.CatchUp> catchUpSink;
+  /** Settles waiting for their groups' answers, by number: each holds its reply and how many answers are due. */
+  private final Map<Long, PendingSettle> settles = new HashMap<>();
+  private long settlesStarted;
   private final Map<String, ActorRef<ConsumerGroup.Command>> groups = new HashMap<>();
   private final Map<String, List<Attach>> waitingForGroup = new HashMap<>();
   private List<GroupAck> pendingAcks = new ArrayList<>();
@@ -135,6 +155,7 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
     this.topic = topic;
     this.tc = tc;
     this.ackSink = ctx.messageAdapter(ConsumerGroup.Acked.class, GroupAcked::new);
+    this.catchUpSink = ctx.messageAdapter(ConsumerGroup.CatchUp.class, GroupCatchUp::new);
     tc.localTopics().started(topic, ctx.getSelf());
     ctx.getSelf().tell(new ExpiryDue());
   }
@@ -151,6 +172,10 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
         .onMessage(Wake.class, w -> this)
         .onMessage(StoreReplaced.class, this::onStoreReplaced)
         .onMessage(GroupAcked.class, this::onGroupAcked)
+        .onMessage(GroupCatchUp.class, this::onGroupCatchUp)
+        .onMessage(Settle.class, this::onSettle)
+        .onMessage(SettleApplied.class, this::onSettleApplied)
+        .onMessage(GroupSettled.class, this::onGroupSettled)
         .onMessage(GroupReady.class, this::onGroupReady)
         .onMessage(GroupStopped.class, this::onGroupStopped)
         .onMessage(Flush.class, this::onFlush)
@@ -204,7 +229,7 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
 
   private ActorRef<ConsumerGroup.Command> spawnGroup(String name, byte[] startAfter) {
     GroupContext gc = new GroupContext(topic, name, tc.groupSettings(), tc.settings(), tc.store(), tc.bucketMs(),
-        tc.storageExecutor(), tc.eventLog(), tc.maxConsumersPerGroup(), tc.wakeTimer(), ackSink);
+        tc.storageExecutor(), tc.eventLog(), tc.maxConsumersPerGroup(), tc.wakeTimer(), ackSink, catchUpSink);
     ActorRef<ConsumerGroup.Command> group = name.isEmpty()
         ? getContext().spawn(UniversalFanout.create(gc, startAfter), "universal")
         : getContext().spawn(ConsumerGroup.create(gc, startAfter), "group-" + name + "-" + ++groupsSpawned);
@@ -240,6 +265,59 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
   private Behavior<Command> onMessagesRemoved(MessagesRemoved removed) {
     ConsumerGroup.MessagesRemoved forGroups = new ConsumerGroup.MessagesRemoved(removed.storageKeys());
     groups.values().forEach(g -> g.tell(forGroups));
+    return this;
+  }
+
+  /**
+   * Behind every removal this host's replica announced before the group asked (they are ahead of the
+   * question in this mailbox, and each is forwarded to the groups as it comes), so the answer reaches the
+   * group after them.
+   */
+  private Behavior<Command> onGroupCatchUp(GroupCatchUp ask) {
+    ask.catchUp().group().tell(new ConsumerGroup.CaughtUp(ask.catchUp().recoveries()));
+    return this;
+  }
+
+  private Behavior<Command> onSettle(Settle settle) {
+    getContext().pipeToSelf(tc.eventLog().whenApplied(settle.index(), tc.askTimeout()),
+        (applied, failure) -> new SettleApplied(settle, failure));
+    return this;
+  }
+
+  /**
+   * The replica applied the entry, so its removals were forwarded to the groups before this: each
+   * group's answer comes after it has dropped them. A group that stops or does not answer within the
+   * ask timeout delivers nothing more of them either way, so it counts as answered.
+   */
+  private Behavior<Command> onSettleApplied(SettleApplied applied) {
+    if (applied.failure() != null) {
+      applied.settle().replyTo().tell(StatusReply.error("topic " + topic + ": " + applied.failure().getMessage()));
+      return this;
+    }
+    if (groups.isEmpty()) {
+      applied.settle().replyTo().tell(StatusReply.ack());
+      return this;
+    }
+    long id = ++settlesStarted;
+    settles.put(id, new PendingSettle(applied.settle().replyTo(), groups.size()));
+    for (ActorRef<ConsumerGroup.Command> group : groups.values()) {
+      getContext().ask(Done.class, group, tc.askTimeout(), ConsumerGroup.Settle::new,
+          (done, failure) -> new GroupSettled(id, failure));
+    }
+    return this;
+  }
+
+  private Behavior<Command> onGroupSettled(GroupSettled settled) {
+    PendingSettle pending = settles.get(settled.settle());
+    if (pending == null) {
+      return this;
+    }
+    if (pending.answersDue() == 1) {
+      settles.remove(settled.settle());
+      pending.replyTo().tell(StatusReply.ack());
+    } else {
+      settles.put(settled.settle(), new PendingSettle(pending.replyTo(), pending.answersDue() - 1));
+    }
     return this;
   }
 

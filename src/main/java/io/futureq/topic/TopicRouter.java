@@ -3,6 +3,7 @@ package io.futureq.topic;
 import io.futureq.group.ConsumerGroup;
 import io.futureq.group.GroupDirectory;
 import java.time.Duration;
+import org.apache.pekko.Done;
 import java.util.concurrent.CompletionStage;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
@@ -26,6 +27,12 @@ public final class TopicRouter implements GroupDirectory {
       ConsumerGroup.AddConsumer add) {
     return sharding.entityRefFor(TopicEntity.ENTITY_KEY, topic)
         .askWithStatus(replyTo -> new TopicEntity.Attach(group, add, replyTo), askTimeout);
+  }
+
+  /** See {@link TopicEntity.Settle}; fails after {@code within}. */
+  public CompletionStage<Done> settle(String topic, long index, Duration within) {
+    return sharding.entityRefFor(TopicEntity.ENTITY_KEY, topic)
+        .askWithStatus(replyTo -> new TopicEntity.Settle(index, replyTo), within);
   }
 
   public CompletionStage<TopicStats> stats(String topic) {

@@ -3,12 +3,17 @@ package io.futureq.e2e;
 import io.futureq.storage.OrderedStore;
 import io.futureq.storage.StorageException;
 import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
 
-/** Wraps a real store and, on demand, fails or slows its commits (disk full, I/O error, slow disk). */
+/**
+ * Wraps a real store and, on demand, fails, slows or holds its commits (disk full, I/O error, slow disk,
+ * a replica whose apply lags the log).
+ */
 public final class FaultyStore implements OrderedStore {
   private final OrderedStore delegate;
   volatile String failure;
   volatile long commitDelayMs;
+  private volatile CountDownLatch held;
 
   public FaultyStore(OrderedStore delegate) {
     this.delegate = delegate;
@@ -17,6 +22,19 @@ public final class FaultyStore implements OrderedStore {
   /** From now on every commit fails with {@code why}, as on a full or broken disk. */
   public void failCommits(String why) {
     failure = why;
+  }
+
+  /** From now on every commit waits until {@link #releaseCommits}: reads still see what was committed. */
+  public void holdCommits() {
+    held = new CountDownLatch(1);
+  }
+
+  public void releaseCommits() {
+    CountDownLatch latch = held;
+    held = null;
+    if (latch != null) {
+      latch.countDown();
+    }
   }
 
   @Override
@@ -29,6 +47,14 @@ public final class FaultyStore implements OrderedStore {
     String fail = failure;
     if (fail != null) {
       throw new StorageException("write to the data directory failed: " + fail, null);
+    }
+    CountDownLatch latch = held;
+    if (latch != null) {
+      try {
+        latch.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
     long delay = commitDelayMs;
     if (delay > 0) {

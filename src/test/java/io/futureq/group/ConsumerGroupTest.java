@@ -1,5 +1,6 @@
 package io.futureq.group;
 
+import static io.futureq.log.Commands.cancelByStorageKey;
 import static io.futureq.log.Commands.createGroup;
 import static io.futureq.log.Commands.message;
 import static io.futureq.log.Commands.store;
@@ -10,7 +11,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.futureq.config.GroupSettings;
 import io.futureq.config.TopicSettings;
 import io.futureq.log.CommandResult;
+import io.futureq.log.EventLog;
 import io.futureq.log.TestLog;
+import io.futureq.log.proto.LogCommand;
 import io.futureq.log.proto.NewMessage;
 import io.futureq.log.proto.StoredMessage;
 import io.futureq.storage.MessageIds;
@@ -20,9 +23,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -51,6 +56,9 @@ class ConsumerGroupTest {
   private ExecutorService storageExecutor;
   private final List<ActorRef<ConsumerGroup.Command>> groups = new ArrayList<>();
   private final TestProbe<ConsumerGroup.Acked> ackSink = testKit.createTestProbe();
+  private final TestProbe<ConsumerGroup.CatchUp> catchUpSink = testKit.createTestProbe();
+  /** The replica's recovery count as the groups see it; see {@link #replicaRecovers}. */
+  private final AtomicLong recoveries = new AtomicLong();
 
   @AfterAll
   static void shutdown() {
@@ -93,6 +101,34 @@ class ConsumerGroupTest {
     DeliveryLateness lateness = stats(group).lateness();
     assertEquals(4, lateness.deliveries(), "each first delivery is counted in the group's lateness");
     assertTrue(lateness.p50Us() <= lateness.maxUs());
+  }
+
+  /**
+   * The replica lost touch with the Raft group and caught up; a cancel it applied meanwhile is still on
+   * its way through the topic. The group delivers nothing until the topic confirms it has forwarded
+   * everything before, and so never delivers the cancelled message (it did before the catch-up step).
+   */
+  @Test
+  void afterTheReplicaRecoversNothingIsDeliveredUntilTheTopicHasForwardedWhatCameBefore() {
+    ActorRef<ConsumerGroup.Command> group = startGroup("billing", PATIENT);
+    TestProbe<SubscriberSession.Command> consumer = consumer(group, 10);
+    publish(group, "first");
+    ack(group, consumer, expectDelivery(consumer));
+
+    replicaRecovers();
+    DueMessage cancelled = publish(group, "cancelled while out of touch").get(0);
+    ConsumerGroup.CatchUp ask = catchUpSink.expectMessageClass(ConsumerGroup.CatchUp.class, WAIT);
+    assertEquals(1, ask.recoveries());
+    assertEquals(group, ask.group());
+    consumer.expectNoMessage(Duration.ofMillis(300));
+
+    // The replica applied the cancel while catching up; the topic forwards its announcement, then the answer.
+    testLog.apply(cancelByStorageKey(TOPIC, cancelled.storageKey()));
+    group.tell(new ConsumerGroup.MessagesRemoved(List.of(cancelled.storageKey())));
+    group.tell(new ConsumerGroup.CaughtUp(ask.recoveries()));
+    publish(group, "after");
+    assertEquals("after", payload(expectDelivery(consumer)));
+    catchUpSink.expectNoMessage(Duration.ZERO);
   }
 
   @Test
@@ -391,10 +427,49 @@ class ConsumerGroupTest {
       WakeTimer wakeTimer) {
     testLog.apply(createGroup(TOPIC, name));
     GroupContext context = new GroupContext(TOPIC, name, settings, TOPIC_SETTINGS, testLog.store(), BUCKET_MS,
-        storageExecutor, testLog.log(), MAX_CONSUMERS, wakeTimer, ackSink.ref());
+        storageExecutor, new RecoveringLog(testLog.log(), recoveries), MAX_CONSUMERS, wakeTimer, ackSink.ref(),
+        catchUpSink.ref());
     ActorRef<ConsumerGroup.Command> group = testKit.spawn(ConsumerGroup.create(context, startAfter));
     groups.add(group);
     return group;
+  }
+
+  private void replicaRecovers() {
+    recoveries.incrementAndGet();
+  }
+
+  /** The test's log, with the recovery count a clustered replica would report. */
+  private static final class RecoveringLog implements EventLog {
+    private final EventLog log;
+    private final AtomicLong recoveries;
+
+    RecoveringLog(EventLog log, AtomicLong recoveries) {
+      this.log = log;
+      this.recoveries = recoveries;
+    }
+
+    @Override
+    public CompletionStage<CommandResult> append(LogCommand command) {
+      return log.append(command);
+    }
+
+    @Override
+    public long appliedIndex() {
+      return log.appliedIndex();
+    }
+
+    @Override
+    public CompletionStage<Long> whenApplied(long index) {
+      return log.whenApplied(index);
+    }
+
+    @Override
+    public long recoveries() {
+      return recoveries.get();
+    }
+
+    @Override
+    public void close() {}
   }
 
   private static TestProbe<SubscriberSession.Command> consumer(ActorRef<ConsumerGroup.Command> group, int credit) {

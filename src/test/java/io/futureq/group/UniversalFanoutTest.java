@@ -106,7 +106,8 @@ class UniversalFanoutTest {
   private ActorRef<ConsumerGroup.Command> start(GroupSettings settings) {
     GroupContext context = new GroupContext(TOPIC, "", settings, TOPIC_SETTINGS, testLog.store(), BUCKET_MS,
         storageExecutor, testLog.log(), 10,
-        WakeTimer.of(testKit.system().scheduler(), testKit.system().executionContext()), ackSink.ref());
+        WakeTimer.of(testKit.system().scheduler(), testKit.system().executionContext()), ackSink.ref(),
+        testKit.<ConsumerGroup.CatchUp>createTestProbe().ref());
     byte[] start = StorageKeys.message(StorageKeys.topicHash(TOPIC), 0, 0);
     return testKit.spawn(UniversalFanout.create(context, start));
   }

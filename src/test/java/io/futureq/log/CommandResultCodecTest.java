@@ -51,14 +51,16 @@ class CommandResultCodecTest {
   @Test
   void cancelledRoundTripsWithAndWithoutAMessage() {
     CommandResult.Cancelled hit = (CommandResult.Cancelled) roundTrip(new CommandResult.Cancelled("orders", KEY_A,
-        MESSAGE));
+        MESSAGE, 17));
     CommandResult.Cancelled miss = (CommandResult.Cancelled) roundTrip(new CommandResult.Cancelled("orders", null,
-        null));
+        null, 18));
 
     assertTrue(hit.existed());
     assertArrayEquals(KEY_A, hit.storageKey());
     assertEquals(MESSAGE, hit.message());
+    assertEquals(17, hit.logIndex());
     assertFalse(miss.existed());
+    assertEquals(18, miss.logIndex());
     assertEquals("orders", miss.topic());
     assertNull(miss.message());
   }
@@ -124,7 +126,7 @@ class CommandResultCodecTest {
   void aMixedEntryKeepsOneResultPerCommandInOrder() {
     List<CommandResult> results = List.of(new CommandResult.GroupCreated("orders", "billing", false, 42),
         new CommandResult.Stored(List.of(new StoredRef(KEY_A, MESSAGE, false))),
-        new CommandResult.Cancelled("orders", null, null),
+        new CommandResult.Cancelled("orders", null, null, 42),
         new CommandResult.Removed("orders", List.of(), Reason.ACKED));
 
     List<CommandResult> decoded = CommandResultCodec.decode(CommandResultCodec.encode(results));

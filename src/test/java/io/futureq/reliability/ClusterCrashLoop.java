@@ -76,7 +76,7 @@ public final class ClusterCrashLoop {
     say("work dir " + options.workDir() + ", seed " + options.seed() + ", gRPC "
         + nodes.stream().map(ClusterMember::grpcTarget).toList());
     Workload workload = new Workload(new Workload.Options(options.seed(), options.ratePerSecond(), 3000,
-        IN_FLIGHT_TIMEOUT_MS, true), this::say);
+        IN_FLIGHT_TIMEOUT_MS), this::say);
     Map<String, Long> violations = new LinkedHashMap<>();
     List<String> notes = new ArrayList<>();
     int survived = 0;

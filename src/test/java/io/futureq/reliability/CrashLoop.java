@@ -82,7 +82,7 @@ public final class CrashLoop {
     say("work dir " + options.workDir() + ", gRPC " + target + ", management :" + broker.managementPort + ", seed "
         + options.seed());
     Workload workload = new Workload(new Workload.Options(options.seed(), options.ratePerSecond(),
-        options.maxDelayMs(), options.inFlightTimeoutMs(), false), this::say);
+        options.maxDelayMs(), options.inFlightTimeoutMs()), this::say);
     int survived = 0;
     List<String> notes = new ArrayList<>();
     try {

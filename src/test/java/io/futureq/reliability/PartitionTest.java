@@ -41,7 +41,7 @@ class PartitionTest {
     long begin = System.currentTimeMillis();
     List<String> journal = new ArrayList<>();
     Workload workload = new Workload(new Workload.Options(System.nanoTime(), 50, 3000,
-        ClusterCrashLoop.IN_FLIGHT_TIMEOUT_MS, true), line -> {
+        ClusterCrashLoop.IN_FLIGHT_TIMEOUT_MS), line -> {
           System.out.println("[partition] " + line);
           journal.add(line);
         });

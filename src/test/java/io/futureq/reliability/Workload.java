@@ -90,12 +90,7 @@ final class Workload {
    * @param maxDelayMs delays are uniform in [0, maxDelayMs] (cancelled-while-pending ones in [2/3, 1] of it)
    * @param inFlightTimeoutMs the brokers' {@code futureq.group.in-flight-timeout}
    */
-  /**
-   * @param clustered a removed message delivered by a topic's host whose replica was stale (after a cancel,
-   *     or after its key was stored again) is reported, not counted as a violation: known bug 6 of docs/reliability.md is fixed for hosts out of
-   *     touch longer than the Raft election timeout only (see there)
-   */
-  record Options(long seed, int ratePerSecond, long maxDelayMs, long inFlightTimeoutMs, boolean clustered) {}
+  record Options(long seed, int ratePerSecond, long maxDelayMs, long inFlightTimeoutMs) {}
 
   /** A driver's disruption: from {@code startMs} (kill, stop, cut) to {@code endMs} (ready, continued, healed). */
   record Disruption(String what, long startMs, long resumedAtMs, long endMs) {}
@@ -193,12 +188,6 @@ final class Workload {
     }
   }
 
-  /** Reported, in a cluster, instead of counted: see {@link Options#clustered}. */
-  static final String STALE_HOST_CANCELLED =
-      "cancelled, then delivered by a host stale for less than the lease (known bug 6, open in part)";
-  /** Reported, in a cluster, instead of counted: see {@link Options#clustered}. */
-  static final String STALE_HOST_REUSED =
-      "removed, then delivered by a host that caught up after its key was stored again (known bug 6, open)";
   private final Options options;
   private final Consumer<String> say;
   private final Random random;
@@ -711,23 +700,11 @@ final class Workload {
         }
       }
     }
-    if (options.clustered()) {
-      allowed.put(STALE_HOST_CANCELLED, afterCancel);
-      v.put("cancelled: due, or redelivered, after the cancel answered existed=true", 0L);
-    } else {
-      v.put("cancelled: due, or redelivered, after the cancel answered existed=true", afterCancel);
-    }
+    v.put("cancelled: due, or redelivered, after the cancel answered existed=true", afterCancel);
     v.put("expired: redelivered after its TTL ran out, following an in-time nack", afterExpiry);
     v.put("key reuse: an expired message's key swallowed a publish", swallowedByExpired);
     v.put("key reuse: key still taken " + KEY_FREE_MS + " ms after both acks, no disruption", keyTakenAfterAck);
-    if (options.clustered()) {
-      // The same remainder of bug 6: a host that caught up delivers what it held before the removal
-      // reached its group, now after the key was stored again (PartitionTest, seed 30016008570377: 93).
-      allowed.put(STALE_HOST_REUSED, resurrectedAfterKeyReuse);
-      v.put("resurrected: delivered after its key was stored again", 0L);
-    } else {
-      v.put("resurrected: delivered after its key was stored again", resurrectedAfterKeyReuse);
-    }
+    v.put("resurrected: delivered after its key was stored again", resurrectedAfterKeyReuse);
 
     // resurrected through storage: a dead broker's store, read before its restart, held a group's ack;
     // a delivery to that group from the restarted broker brings back what it had recovered as acked

@@ -88,6 +88,11 @@ public final class LogWriter implements EventLog {
   }
 
   @Override
+  public long recoveries() {
+    return log.recoveries();
+  }
+
+  @Override
   public void close() {
     closed = true;
   }

@@ -152,6 +152,11 @@ public final class RaftEventLog implements EventLog {
     return lease.current();
   }
 
+  @Override
+  public long recoveries() {
+    return lease.recoveries();
+  }
+
   /**
    * Whether this replica has caught up since it started: it has applied a barrier it appended after
    * starting (so everything committed before that), it follows a known leader, and it has not since

@@ -60,7 +60,7 @@ final class RatisStateMachine extends BaseStateMachine {
   private final Consumer<Throwable> onFatal;
   private final CheckpointStorage storage = new CheckpointStorage();
   private volatile long appliedIndex;
-  private final AppliedWaiters waiters = new AppliedWaiters(() -> appliedIndex);
+  private final AppliedWaiters waiters;
   /**
    * Term and index of the last entry written to the store, once known: snapshots are named by it,
    * so a snapshot's name is exactly the index its checkpoint holds (Raft's own applied index also
@@ -80,6 +80,7 @@ final class RatisStateMachine extends BaseStateMachine {
     this.applyNanos = applyNanos;
     this.onFatal = onFatal;
     this.appliedIndex = machine.appliedIndex();
+    this.waiters = new AppliedWaiters(appliedIndex);
   }
 
   /** The index of the last entry applied to this replica's store. */
@@ -192,13 +193,13 @@ final class RatisStateMachine extends BaseStateMachine {
       }
       machine.reload();
       appliedIndex = machine.appliedIndex();
-      waiters.advance(appliedIndex);
       // Nothing between the old and the new applied index was announced: readers must start over.
       try {
         listener.storeReplaced(appliedIndex);
       } catch (RuntimeException e) {
         LOG.error("announcing the snapshot install at log index {} failed", appliedIndex, e);
       }
+      waiters.advance(appliedIndex);
     }
     // The store may be ahead of the snapshot; replay names the exact entry when it reaches it.
     storeTermIndex = latest.termIndex();
@@ -241,13 +242,15 @@ final class RatisStateMachine extends BaseStateMachine {
     List<CommandResult> results = prepared.results();
     machine.committed(prepared);
     appliedIndex = index;
-    waiters.advance(index);
     storeTermIndex = termIndex;
     updateLastAppliedTermIndex(termIndex);
     applyNanos.accept(System.nanoTime() - start);
     for (CommandResult result : results) {
       announce(index, result);
     }
+    // After the announcements, as in LocalEventLog: whoever waits for this index finds them ahead of
+    // its own messages in the topics' mailboxes.
+    waiters.advance(index);
     return CompletableFuture.completedFuture(
         Message.valueOf(UnsafeByteOperations.unsafeWrap(CommandResultCodec.encode(results).toByteArray())));
   }

@@ -61,6 +61,8 @@ final class ReplicaLease implements AutoCloseable {
   private State state = State.STARTING;
   /** Bumped on every lapse: a barrier from before it proves nothing. */
   private long lapses;
+  /** Bumped each time it is current again after a lapse, before {@link #current} turns true. */
+  private volatile long recoveries;
 
   /** @param lease how long without contact still counts as current: the election timeout */
   static ReplicaLease start(RaftServer server, Duration lease, Supplier<CompletionStage<?>> barrier) {
@@ -84,6 +86,11 @@ final class ReplicaLease implements AutoCloseable {
     this.nanoTime = nanoTime;
     this.checks = checks;
     this.currentUntilNanos = nanoTime.getAsLong() + TimeUnit.MILLISECONDS.toNanos(leaseMs);
+  }
+
+  /** See {@link io.futureq.log.EventLog#recoveries()}. */
+  long recoveries() {
+    return recoveries;
   }
 
   boolean current() {
@@ -120,6 +127,7 @@ final class ReplicaLease implements AutoCloseable {
       }
       case SETTLING -> {
         state = State.CURRENT;
+        recoveries++;
         current = true;
       }
       default -> { }

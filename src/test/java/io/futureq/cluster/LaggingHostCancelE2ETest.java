@@ -1,0 +1,107 @@
+package io.futureq.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.futureq.client.ConsumerOptions;
+import io.futureq.client.FutureQClient;
+import io.futureq.client.FutureQProducer;
+import io.futureq.client.OutgoingMessage;
+import io.futureq.client.ProducerOptions;
+import io.futureq.e2e.FaultyStore;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A cancel is committed by the Raft leader and one follower while the topic's host, the other
+ * follower, still has it to apply: its replica is in touch with the leader, so it counts as current,
+ * but its apply lags (here: its store's commits are held). Before the fix the cancel was answered
+ * {@code existed = true} at once, and the host delivered the message when it fell due, after that
+ * answer (issue 9, bug 6: cancelled messages delivered by a host stale for less than the lease). Now
+ * the answer waits until the host has applied the cancel and its groups have dropped the message.
+ */
+@Timeout(value = 240, unit = TimeUnit.SECONDS)
+class LaggingHostCancelE2ETest {
+  /** Long enough that the host's confirmation is not given up on while its commits are held. */
+  private static final Map<String, Object> PATIENT_REQUESTS = Map.of("futureq.api.request-timeout", "60s");
+
+  @TempDir
+  Path dir;
+
+  @Test
+  void aCancelIsAnsweredOnlyOnceTheTopicsLaggingHostHasDroppedTheMessage() throws Exception {
+    try (ClusterNodes cluster = new ClusterNodes(dir, 3, PATIENT_REQUESTS, false)) {
+      FaultyStore[] stores = new FaultyStore[3];
+      for (int i = 0; i < 3; i++) {
+        int n = i;
+        cluster.start(i, store -> stores[n] = new FaultyStore(store));
+      }
+      cluster.awaitAllReady(Duration.ofSeconds(90));
+      try (FutureQClient client = ClusterTopics.clientOfAll(cluster)) {
+        FutureQProducer producer = client.producer(ProducerOptions.defaults().withLinger(Duration.ofMillis(1)));
+        Map<String, Set<String>> warmed = ClusterTopics.subscribeAndWarm(client, producer, "lagging", 8, "g");
+        ClusterTopics.Hosted hosted = ClusterTopics.onFollower(client, new ArrayList<>(warmed.keySet()));
+        String topic = hosted.topic();
+        Map<String, Long> firstArrival = new ConcurrentHashMap<>();
+        Map<String, AtomicInteger> deliveries = new ConcurrentHashMap<>();
+        client.subscribe(topic, "watch", m -> {
+          String payload = new String(m.payload());
+          firstArrival.putIfAbsent(payload, System.nanoTime());
+          deliveries.computeIfAbsent(payload, p -> new AtomicInteger()).incrementAndGet();
+        }, ConsumerOptions.defaults());
+        send(producer, topic, "watch-warm", Duration.ZERO);
+        awaitArrival(firstArrival, "watch-warm");
+
+        send(producer, topic, "doomed", Duration.ofSeconds(3));
+        // Log order: once the host delivers this, its replica has applied "doomed" too.
+        send(producer, topic, "applied-marker", Duration.ZERO);
+        awaitArrival(firstArrival, "applied-marker");
+        System.out.println("[lagging-host] node-" + (hosted.node() + 1) + " hosts " + topic
+            + "; its store's commits are held, then doomed is cancelled");
+        stores[hosted.node()].holdCommits();
+        CompletableFuture<Boolean> cancel;
+        long answeredAt;
+        try {
+          cancel = producer.cancel(topic, "doomed");
+          // The host does not know of the cancel: its groups deliver the message when it falls due.
+          awaitArrival(firstArrival, "doomed");
+          assertFalse(cancel.isDone(), "the cancel was answered while the topic's host could still deliver the "
+              + "message, and did: " + (cancel.isDone() ? cancel.join() : ""));
+        } finally {
+          stores[hosted.node()].releaseCommits();
+        }
+        assertTrue(cancel.get(60, TimeUnit.SECONDS), "the cancel found the message");
+        answeredAt = System.nanoTime();
+        assertTrue(firstArrival.get("doomed") < answeredAt);
+
+        send(producer, topic, "after", Duration.ZERO);
+        awaitArrival(firstArrival, "after");
+        assertEquals(1, deliveries.get("doomed").get(), "a cancelled message is not delivered again");
+      }
+    }
+  }
+
+  private static void send(FutureQProducer producer, String topic, String payload, Duration delay) throws Exception {
+    producer.send(OutgoingMessage.to(topic).payload(payload).key(payload).delay(delay).build())
+        .get(30, TimeUnit.SECONDS);
+  }
+
+  private static void awaitArrival(Map<String, Long> arrivals, String payload) throws InterruptedException {
+    long deadline = System.currentTimeMillis() + 60_000;
+    while (!arrivals.containsKey(payload) && System.currentTimeMillis() < deadline) {
+      Thread.sleep(20);
+    }
+    assertTrue(arrivals.containsKey(payload), payload + " was not delivered within 60 s");
+  }
+}
