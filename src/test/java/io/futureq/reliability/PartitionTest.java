@@ -21,8 +21,10 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Three broker processes, each in its own network namespace ({@link Netns}), joined by a bridge.
  * Under the crash-loop workload (QUORUM publishes, two acking groups, a universal subscriber), the
- * Raft leader is cut off from everyone for 8 s (its veth taken down: the failure detector marks it
- * unreachable after 4-6 s, and the split-brain resolver would down it only after 7 s more), then healed. No split brain: nothing acked is lost, nothing
+ * Raft leader is cut off from everyone for 5 s (its veth taken down: long enough for the others to
+ * elect a new leader and for its lease to lapse; the failure detector marks it unreachable after 3-6 s,
+ * and the split-brain resolver would down it after 7 s more, counting the seconds its connections take
+ * to come back after the heal: an 8 s cut got it downed), then healed. No split brain: nothing acked is lost, nothing
  * acked and deleted is delivered again, nothing is early, and the three replicas' stores are
  * identical once caught up. Skips where namespaces cannot be made (not root, no {@code ip}).
  */
@@ -30,6 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
 class PartitionTest {
   /** Each node is alone in its namespace, so all three use the same ports (from this worktree's range). */
   private static final ClusterMember.Ports PORTS = new ClusterMember.Ports(23000, 23001, 23002, 23003);
+  private static final long CUT_MS = 5000;
 
   @TempDir
   Path dir;
@@ -80,7 +83,7 @@ class PartitionTest {
         long answeredBefore = workload.answered();
         long cutAt = System.currentTimeMillis();
         net.cut(leader);
-        Thread.sleep(8000);
+        Thread.sleep(CUT_MS);
         long answeredDuring = workload.answered() - answeredBefore;
         net.heal(leader);
         for (ClusterMember n : nodes) {
@@ -89,7 +92,7 @@ class PartitionTest {
         long healedAt = System.currentTimeMillis();
         workload.disrupted(new Workload.Disruption("cut " + nodes.get(leader).nodeId + " (leader)", cutAt,
             cutAt + Workload.TRANSIT_MS, healedAt));
-        notes.add("cut the leader " + nodes.get(leader).nodeId + " for 8 s; " + answeredDuring
+        notes.add("cut the leader " + nodes.get(leader).nodeId + " for " + CUT_MS + " ms; " + answeredDuring
             + " publishes answered while it was cut; all ready " + (healedAt - cutAt) + " ms after the cut");
         CrashLoop.awaitFirstAnswer(workload, healedAt);
         Thread.sleep(3000);

@@ -123,6 +123,11 @@ final class RaftCluster implements AutoCloseable {
         }
         return Boolean.TRUE;
       });
+      // The applied index moves before the entry is announced; whenApplied completes after: counts
+      // of what the listeners heard are taken after this.
+      for (RaftNode node : running()) {
+        node.log().whenApplied(target, Duration.ofSeconds(30)).join();
+      }
     } catch (AssertionError e) {
       StringBuilder states = new StringBuilder(e.getMessage()).append("; nodes:");
       running().forEach(node -> states.append("\n  ").append(node.status()));
