@@ -84,7 +84,7 @@ public final class AdminService implements AdminPowerApi {
       BrokerStateMachine state, EventLog eventLog, CallAccess access) {
     this.access = access;
     this.state = state;
-    this.topics = new TopicAdmin(api, state, eventLog);
+    this.topics = new TopicAdmin(api, state, eventLog, new HostSettle(router, api.requestTimeout()));
     this.browser = new MessageBrowser(store, state);
     this.system = system;
     this.store = store;

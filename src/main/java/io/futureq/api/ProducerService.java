@@ -49,7 +49,7 @@ public final class ProducerService implements ProducerPowerApi {
   private final Consumer<Set<String>> afterStore;
   private final PublishLimits limits;
   private final CallAccess access;
-  private final TopicRouter topics;
+  private final HostSettle hostSettle;
   /** Named in every store batch, so that replicas configured otherwise cannot store it under other keys. */
   private final long bucketMs;
 
@@ -61,7 +61,7 @@ public final class ProducerService implements ProducerPowerApi {
   public ProducerService(ApiSettings settings, LimitSettings limits, BrokerStateMachine state, EventLog eventLog,
       Consumer<Set<String>> afterStore, TopicRouter topics, CallAccess access) {
     this.settings = settings;
-    this.topics = topics;
+    this.hostSettle = new HostSettle(topics, settings.requestTimeout());
     this.access = access;
     this.limits = new PublishLimits(limits, state);
     this.bucketMs = state.bucketMs();
@@ -176,25 +176,10 @@ public final class ProducerService implements ProducerPowerApi {
         }));
   }
 
-  /**
-   * The cancel is committed, but the topic's host may not have applied it yet (in a cluster its replica
-   * can lag the write by any amount), and a group there would deliver the message after this answer. So
-   * the answer waits until the host has applied it and its groups have dropped the message. If the host
-   * does not confirm within half the request timeout (it is down, or the topic is moving: a new host
-   * starts from a replica that has applied the cancel), the committed result is answered anyway.
-   */
+  /** See {@link HostSettle}: nothing is delivered after a cancel's answer. */
   private CompletionStage<CommandResult.Cancelled> settled(CommandResult.Cancelled cancelled) {
-    if (!cancelled.existed()) {
-      return CompletableFuture.completedFuture(cancelled);
-    }
-    return topics.settle(cancelled.topic(), cancelled.logIndex(), settings.requestTimeout().dividedBy(2))
-        .handle((done, failure) -> {
-          if (failure != null) {
-            LOG.warn("a cancel of topic {} is committed at log index {}, but the topic's host did not confirm it: {}",
-                cancelled.topic(), cancelled.logIndex(), failure.getMessage());
-          }
-          return cancelled;
-        });
+    return cancelled.existed() ? hostSettle.then(cancelled.topic(), cancelled.logIndex(), cancelled)
+        : CompletableFuture.completedFuture(cancelled);
   }
 
   private static byte[] storageKey(CancelRequest request) {

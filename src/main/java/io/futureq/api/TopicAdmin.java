@@ -16,6 +16,7 @@ import io.futureq.log.proto.LogCommand;
 import io.futureq.log.proto.PurgeTopic;
 import io.futureq.log.proto.Reschedule;
 import io.futureq.storage.MessageIds;
+import io.futureq.topic.TopicEntity;
 import io.grpc.Status;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -28,11 +29,13 @@ final class TopicAdmin {
   private final ApiSettings settings;
   private final BrokerStateMachine state;
   private final EventLog eventLog;
+  private final HostSettle hostSettle;
 
-  TopicAdmin(ApiSettings settings, BrokerStateMachine state, EventLog eventLog) {
+  TopicAdmin(ApiSettings settings, BrokerStateMachine state, EventLog eventLog, HostSettle hostSettle) {
     this.settings = settings;
     this.state = state;
     this.eventLog = eventLog;
+    this.hostSettle = hostSettle;
   }
 
   CompletableFuture<DeleteGroupResponse> deleteGroup(DeleteGroupRequest in) {
@@ -48,14 +51,20 @@ final class TopicAdmin {
             + in.getGroup() + "'");
       }
       return DeleteGroupResponse.newBuilder().setRemoved(deleted.removed().size()).build();
-    });
+    }).thenCompose(response -> settled(in.getTopic(), response));
+  }
+
+  /** See {@link HostSettle}: the host appends a barrier, which orders after this request's writes. */
+  private <T> CompletableFuture<T> settled(String topic, T response) {
+    return hostSettle.then(topic, TopicEntity.Settle.EVERYTHING_BEFORE, response).toCompletableFuture();
   }
 
   CompletableFuture<PurgeTopicResponse> purge(String topic) {
     RequestValidator.topic("topic", topic);
     requireTopic(topic);
     return purgeFrom(topic, 0, 0, false, Long.MAX_VALUE)
-        .thenApply(done -> PurgeTopicResponse.newBuilder().setRemoved(done.removed).build());
+        .thenApply(done -> PurgeTopicResponse.newBuilder().setRemoved(done.removed).build())
+        .thenCompose(response -> settled(topic, response));
   }
 
   CompletableFuture<DeleteTopicResponse> deleteTopic(String topic) {
@@ -64,7 +73,8 @@ final class TopicAdmin {
     // Publishes racing the delete could otherwise keep it going: it gives up after the backlog it saw plus a margin.
     long rounds = state.pending(topic) / PURGE_CHUNK + 10;
     return purgeFrom(topic, 0, 0, true, rounds).thenApply(done -> DeleteTopicResponse.newBuilder()
-        .setRemoved(done.removed).addAllGroups(done.groups).build());
+        .setRemoved(done.removed).addAllGroups(done.groups).build())
+        .thenCompose(response -> settled(topic, response));
   }
 
   private record PurgeDone(long removed, java.util.List<String> groups) {}
@@ -117,7 +127,7 @@ final class TopicAdmin {
       }
       return RescheduleMessageResponse.newBuilder().setMessageId(MessageIds.of(moved.moved().storageKey()))
           .setPreviousMessageId(MessageIds.of(moved.from())).setDueUnixMs(moved.moved().message().getDueMs()).build();
-    });
+    }).thenCompose(response -> settled(in.getTopic(), response));
   }
 
   /** As a publish's due time: never before now, at most futureq.api.max-delay ahead. */

@@ -6,6 +6,7 @@ import io.futureq.group.ConsumerGroup;
 import io.futureq.group.DueMessage;
 import io.futureq.group.GroupContext;
 import io.futureq.group.UniversalFanout;
+import io.futureq.log.Barrier;
 import io.futureq.log.proto.DeleteBatch;
 import io.futureq.log.proto.ExpireMessages;
 import io.futureq.log.proto.GroupAck;
@@ -63,11 +64,15 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
   public record GetStats(ActorRef<StatusReply<TopicStats>> replyTo) implements Command {}
 
   /**
-   * Answered once this host's replica has applied log entry {@code index} and every group of the topic
-   * has taken in what it removed: a cancel is answered only then, so that no group delivers the
-   * cancelled message after its answer, however far this host's replica lagged the write.
+   * Answered once this host's replica has applied log entry {@code index} (or, with
+   * {@link #EVERYTHING_BEFORE}, a barrier it appends, which orders after everything committed before)
+   * and every group of the topic has taken in what it removed: a cancel is answered only then, so that
+   * no group delivers the cancelled message after its answer, however far this host's replica lagged
+   * the write. Reschedules, purges and deletes likewise.
    */
-  public record Settle(long index, ActorRef<StatusReply<Done>> replyTo) implements Command {}
+  public record Settle(long index, ActorRef<StatusReply<Done>> replyTo) implements Command {
+    public static final long EVERYTHING_BEFORE = 0;
+  }
 
   /** A message rescheduled at log {@code index}: it left key {@code from}; {@code ackedBy} had acked it. */
   public record MessageMoved(long index, byte[] from, DueMessage to, List<String> ackedBy) implements Command {
@@ -279,8 +284,10 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
   }
 
   private Behavior<Command> onSettle(Settle settle) {
-    getContext().pipeToSelf(tc.eventLog().whenApplied(settle.index(), tc.askTimeout()),
-        (applied, failure) -> new SettleApplied(settle, failure));
+    CompletableFuture<Long> applied = settle.index() == Settle.EVERYTHING_BEFORE
+        ? Barrier.applied(tc.eventLog(), tc.eventLog(), tc.askTimeout())
+        : tc.eventLog().whenApplied(settle.index(), tc.askTimeout());
+    getContext().pipeToSelf(applied, (index, failure) -> new SettleApplied(settle, failure));
     return this;
   }
 

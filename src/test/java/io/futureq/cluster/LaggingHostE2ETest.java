@@ -12,6 +12,7 @@ import io.futureq.client.ProducerOptions;
 import io.futureq.e2e.FaultyStore;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Map;
 import java.util.Set;
@@ -24,15 +25,16 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A cancel is committed by the Raft leader and one follower while the topic's host, the other
- * follower, still has it to apply: its replica is in touch with the leader, so it counts as current,
+ * A cancel (then a reschedule) is committed by the Raft leader and one follower while the topic's host,
+ * the other follower, still has it to apply: its replica is in touch with the leader, so it counts as current,
  * but its apply lags (here: its store's commits are held). Before the fix the cancel was answered
  * {@code existed = true} at once, and the host delivered the message when it fell due, after that
  * answer (issue 9, bug 6: cancelled messages delivered by a host stale for less than the lease). Now
- * the answer waits until the host has applied the cancel and its groups have dropped the message.
+ * the answer waits until the host has applied the cancel and its groups have dropped the message; a
+ * reschedule's answer likewise.
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
-class LaggingHostCancelE2ETest {
+class LaggingHostE2ETest {
   /** Long enough that the host's confirmation is not given up on while its commits are held. */
   private static final Map<String, Object> PATIENT_REQUESTS = Map.of("futureq.api.request-timeout", "60s");
 
@@ -40,7 +42,7 @@ class LaggingHostCancelE2ETest {
   Path dir;
 
   @Test
-  void aCancelIsAnsweredOnlyOnceTheTopicsLaggingHostHasDroppedTheMessage() throws Exception {
+  void cancelsAndReschedulesAreAnsweredOnlyOnceTheTopicsLaggingHostHasTakenThemIn() throws Exception {
     try (ClusterNodes cluster = new ClusterNodes(dir, 3, PATIENT_REQUESTS, false)) {
       FaultyStore[] stores = new FaultyStore[3];
       for (int i = 0; i < 3; i++) {
@@ -88,6 +90,22 @@ class LaggingHostCancelE2ETest {
         send(producer, topic, "after", Duration.ZERO);
         awaitArrival(firstArrival, "after");
         assertEquals(1, deliveries.get("doomed").get(), "a cancelled message is not delivered again");
+
+        // The same for a reschedule: moved an hour ahead while the host lags, delivered at its old time.
+        send(producer, topic, "moved", Duration.ofSeconds(3));
+        send(producer, topic, "applied-marker-2", Duration.ZERO);
+        awaitArrival(firstArrival, "applied-marker-2");
+        stores[hosted.node()].holdCommits();
+        CompletableFuture<?> reschedule;
+        try {
+          reschedule = client.rescheduleByKey(topic, "moved", Instant.now().plus(Duration.ofHours(1)));
+          awaitArrival(firstArrival, "moved");
+          assertFalse(reschedule.isDone(), "the reschedule was answered while the topic's host could still "
+              + "deliver the message at its old time, and did");
+        } finally {
+          stores[hosted.node()].releaseCommits();
+        }
+        reschedule.get(60, TimeUnit.SECONDS);
       }
     }
   }
