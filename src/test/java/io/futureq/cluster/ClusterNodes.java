@@ -3,6 +3,7 @@ package io.futureq.cluster;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import io.futureq.app.Node;
+import io.futureq.e2e.FaultyStore;
 import io.futureq.app.Readiness;
 import io.futureq.config.BrokerSettings;
 import java.io.IOException;
@@ -166,6 +167,16 @@ final class ClusterNodes implements AutoCloseable {
     for (int i = 0; i < size; i++) {
       start(i);
     }
+  }
+
+  /** Starts every node on a {@link FaultyStore} around its store, and returns them by node. */
+  FaultyStore[] startAllOnFaultyStores() {
+    FaultyStore[] stores = new FaultyStore[size];
+    for (int i = 0; i < size; i++) {
+      int n = i;
+      start(i, store -> stores[n] = new FaultyStore(store));
+    }
+    return stores;
   }
 
   void awaitAllReady(Duration within) throws InterruptedException {

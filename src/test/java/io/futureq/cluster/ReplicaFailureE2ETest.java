@@ -33,11 +33,7 @@ class ReplicaFailureE2ETest {
   @Test
   void aReplicaThatCannotApplyShutsDownAndItsTopicsAreDeliveredFromTheOtherNodes() throws Exception {
     try (ClusterNodes cluster = new ClusterNodes(dir, 3)) {
-      FaultyStore[] stores = new FaultyStore[3];
-      for (int i = 0; i < 3; i++) {
-        int n = i;
-        cluster.start(i, store -> stores[n] = new FaultyStore(store));
-      }
+      FaultyStore[] stores = cluster.startAllOnFaultyStores();
       cluster.awaitAllReady(Duration.ofSeconds(90));
       try (FutureQClient client = ClusterTopics.clientOfAll(cluster)) {
         FutureQProducer producer = client.producer(ProducerOptions.defaults().withLinger(Duration.ofMillis(1)));
