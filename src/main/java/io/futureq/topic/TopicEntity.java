@@ -293,8 +293,9 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
 
   /**
    * The replica applied the entry, so its removals were forwarded to the groups before this: each
-   * group's answer comes after it has dropped them. A group that stops or does not answer within the
-   * ask timeout delivers nothing more of them either way, so it counts as answered.
+   * group's answer comes after it has dropped them. A group that stopped delivers nothing more, so its
+   * failed ask counts as an answer; so does one that did not answer within the ask timeout, by which
+   * time the caller has stopped waiting anyway.
    */
   private Behavior<Command> onSettleApplied(SettleApplied applied) {
     if (applied.failure() != null) {

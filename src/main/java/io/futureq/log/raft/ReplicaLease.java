@@ -27,7 +27,8 @@ import org.apache.ratis.server.RaftServer;
  * already answered "cancelled" for. So after a lapse it is not current until it is
  * in touch again and has applied a barrier: an empty entry appended through the leader, which orders
  * after everything committed before it (Raft's read-index idea); then one more check period passes
- * for the announcements of the entries it applied to reach the topics.
+ * for the announcements of the entries it applied to reach the topics (and each group then asks its
+ * topic to confirm they did: {@code group/ReplicaCatchUp}).
  *
  * <p>Being current is a lease with a deadline, not a flag the checks lower: each check that finds
  * contact extends it to the last contact plus the lease, and {@link #current()} compares that with the
@@ -45,7 +46,7 @@ final class ReplicaLease implements AutoCloseable {
    */
   private enum State { STARTING, LAPSED, CATCHING_UP, SETTLING, CURRENT }
 
-  /** Answers {@link #NO_CONTACT} when there is none. */
+  /** What the contact source answers without a leader (or, as leader, without a majority) to hear from. */
   static final long NO_CONTACT = Long.MAX_VALUE;
 
   /** Milliseconds since this replica last heard from the group (see {@link #sinceContactMs}). */
