@@ -56,13 +56,13 @@ final class ReplicaLease implements AutoCloseable {
   private final Supplier<CompletionStage<?>> barrier;
   private final LongSupplier nanoTime;
   private final ScheduledExecutorService checks;
-  private volatile boolean current = true;
   /** {@link #nanoTime} past which this replica is not current without a newer contact. */
   private volatile long currentUntilNanos;
-  private State state = State.STARTING;
+  /** Written under this object's lock, read by {@link #current()} without it. */
+  private volatile State state = State.STARTING;
   /** Bumped on every lapse: a barrier from before it proves nothing. */
   private long lapses;
-  /** Bumped each time it is current again after a lapse, before {@link #current} turns true. */
+  /** Bumped each time it is current again after a lapse, before {@link #state} turns CURRENT. */
   private volatile long recoveries;
 
   /** @param lease how long without contact still counts as current: the election timeout */
@@ -94,8 +94,10 @@ final class ReplicaLease implements AutoCloseable {
     return recoveries;
   }
 
+  /** STARTING counts: a starting node's topics wait for its readiness instead. */
   boolean current() {
-    return current && nanoTime.getAsLong() - currentUntilNanos < 0;
+    State now = state;
+    return (now == State.CURRENT || now == State.STARTING) && nanoTime.getAsLong() - currentUntilNanos < 0;
   }
 
   synchronized void check() {
@@ -116,7 +118,6 @@ final class ReplicaLease implements AutoCloseable {
       if (state != State.LAPSED) {
         lapses++;
       }
-      current = false;
       state = State.LAPSED;
       return;
     }
@@ -127,9 +128,8 @@ final class ReplicaLease implements AutoCloseable {
         barrier.get().whenComplete((applied, failure) -> barrierDone(lapse, failure == null));
       }
       case SETTLING -> {
-        state = State.CURRENT;
         recoveries++;
-        current = true;
+        state = State.CURRENT;
       }
       default -> { }
     }
