@@ -1,5 +1,6 @@
 package io.futureq.group;
 
+import io.futureq.log.NackMark;
 import io.futureq.metrics.GroupMetrics;
 import io.futureq.serialization.CborSerializable;
 import java.nio.ByteBuffer;
@@ -23,8 +24,8 @@ import org.apache.pekko.actor.typed.javadsl.Receive;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
- * One named group of one topic: reads due messages from its own cursor ({@link GroupFeed}), hands
- * each to one live consumer with credit (round-robin), keeps it in flight until acked, and delivers
+ * One named group of one topic: takes the due messages its topic's {@link DueFeed} hands it
+ * ({@link DueBuffer}), hands each to one live consumer with credit (round-robin), keeps it in flight until acked, and delivers
  * it again after the in-flight timeout, a nack or the consumer's loss. This protocol is also the
  * one of {@link UniversalFanout}, the topic's universal subscribers.
  */
@@ -46,12 +47,21 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
   public record NackDeliveries(ActorRef<SubscriberSession.Command> consumer, TagRanges tags, Duration requeueDelay)
       implements Command {}
 
-  /** Messages committed at log {@code index}. */
-  public record MessagesStored(long index, List<DueMessage> messages) implements Command {
-    public MessagesStored {
+  /**
+   * Due messages from the topic's {@link DueFeed}, in key order; those the group nacked with a delay
+   * before (a restart or a topic move came since) come apart in {@code delayed}, each held until its
+   * mark's time. {@code answersDemand}: the answer to the group's last {@link DueFeed.Demand} (otherwise
+   * messages that slipped behind the group's position, handed over as soon as they were stored).
+   */
+  public record Due(List<DueMessage> messages, List<NackDelayed> delayed, boolean answersDemand) implements Command {
+    public Due {
       messages = List.copyOf(messages);
+      delayed = List.copyOf(delayed);
     }
   }
+
+  /** A due message with the group's durable nack delay on it. */
+  public record NackDelayed(DueMessage message, NackMark mark) {}
 
   /** Messages cancelled or expired: never deliver them again. */
   public record MessagesRemoved(List<byte[]> storageKeys) implements Command {
@@ -68,7 +78,7 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
    */
   public record Settle(ActorRef<Done> replyTo) implements Command {}
 
-  /** The answer to a {@link CatchUp}: the topic has forwarded everything announced before it. */
+  /** The answer to a {@link DueFeed.CatchUp}: the feed has forwarded everything announced before it. */
   public record CaughtUp(long recoveries) implements Command {}
 
   /** The group was deleted: its consumers' streams end, saying {@code why}, and the group stops. */
@@ -82,22 +92,12 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
    */
   public record Acked(String group, List<byte[]> storageKeys, boolean keyed) {}
 
-  /**
-   * Told to the topic by a group whose replica lost touch with the Raft group and has caught up
-   * ({@code recoveries} times so far): the topic answers {@link CaughtUp} once it has forwarded every
-   * removal the replica announced while catching up (see {@link ReplicaCatchUp}).
-   */
-  public record CatchUp(long recoveries, ActorRef<Command> group) {}
-
   /** A watched consumer stopped (also used by {@link UniversalFanout}). */
   record ConsumerLeft(ActorRef<SubscriberSession.Command> consumer) implements Command {}
 
-  /** A read of {@link GroupFeed} finished. */
-  record ReadDone(DueReader.Chunk chunk, Throwable failure) implements Command {}
-
   private record DeadLetterDone(Pending pending, Throwable failure) implements Command {}
 
-  /** The next due time of {@link GroupFeed} came. */
+  /** A message {@link DueBuffer} holds is due (also used by {@link UniversalFanout}). */
   record Wake() implements Command {}
 
   /** The earliest in-flight deadline came (also used by {@link UniversalFanout}). */
@@ -117,7 +117,7 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
 
   private final TimerScheduler<Command> timers;
   private final GroupContext gc;
-  private final GroupFeed feed;
+  private final DueBuffer feed;
   private final GroupMetrics metrics;
   private final CreditRoundRobin<ActorRef<SubscriberSession.Command>> consumers = new CreditRoundRobin<>();
   private final InFlightTable<ActorRef<SubscriberSession.Command>> inFlight = new InFlightTable<>();
@@ -136,7 +136,7 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
     super(ctx);
     this.timers = timers;
     this.gc = gc;
-    this.feed = new GroupFeed(ctx, gc, startAfter);
+    this.feed = new DueBuffer(ctx, gc, startAfter);
     this.metrics = new GroupMetrics(gc.topic(), gc.group());
     this.lateness = new DeliveryLateness.Recorder(metrics.lateness);
     this.catchUp = new ReplicaCatchUp(gc, ctx.getSelf());
@@ -148,12 +148,11 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
         .onMessage(AddConsumer.class, this::onAddConsumer)
         .onMessage(AckDeliveries.class, this::onAck)
         .onMessage(NackDeliveries.class, this::onNack)
-        .onMessage(MessagesStored.class, this::onMessagesStored)
+        .onMessage(Due.class, this::onDue)
         .onMessage(MessagesRemoved.class, this::onMessagesRemoved)
         .onMessage(GetStats.class, this::onGetStats)
         .onMessage(Delete.class, this::onDelete)
         .onMessage(ConsumerLeft.class, this::onConsumerLeft)
-        .onMessage(ReadDone.class, this::onReadDone)
         .onMessage(DeadLetterDone.class, this::onDeadLetterDone)
         .onMessage(Wake.class, this::onWake)
         .onMessage(InFlightDue.class, this::onInFlightDue)
@@ -240,8 +239,13 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
     return claimed;
   }
 
-  private Behavior<Command> onMessagesStored(MessagesStored stored) {
-    feed.onStored(stored);
+  private Behavior<Command> onDue(Due due) {
+    feed.onDue(due);
+    // Nacked with a delay before this group started (a restart, a topic move): the delay holds.
+    for (NackDelayed d : due.delayed()) {
+      requeue.add(new Pending(d.message(), d.mark().deliveries()), d.mark().notBeforeMs());
+    }
+    armRequeueTimer();
     return pump();
   }
 
@@ -252,7 +256,7 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
    */
   private Behavior<Command> onMessagesRemoved(MessagesRemoved removed) {
     feed.onRemoved(removed.storageKeys());
-    Set<ByteBuffer> keys = GroupFeed.keySet(removed.storageKeys());
+    Set<ByteBuffer> keys = DueBuffer.keySet(removed.storageKeys());
     requeue.removeIf(p -> keys.contains(ByteBuffer.wrap(p.message().storageKey())));
     List<InFlightTable.Entry<ActorRef<SubscriberSession.Command>>> gone =
         inFlight.removeMessages(m -> keys.contains(ByteBuffer.wrap(m.storageKey())));
@@ -291,19 +295,6 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
     return pump();
   }
 
-  private Behavior<Command> onReadDone(ReadDone done) {
-    feed.onReadDone(done);
-    if (done.failure() != null) {
-      return this;
-    }
-    // Nacked with a delay before this group started (a restart, a topic move): the delay holds.
-    for (DueReader.Delayed d : done.chunk().delayed()) {
-      requeue.add(new Pending(d.message(), d.mark().deliveries()), d.mark().notBeforeMs());
-    }
-    armRequeueTimer();
-    return pump();
-  }
-
   private Behavior<Command> onDeadLetterDone(DeadLetterDone done) {
     if (done.failure() != null) {
       getContext().getLog().warn("moving message {} of topic {} to its dead-letter topic failed; retrying",
@@ -317,7 +308,6 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
   }
 
   private Behavior<Command> onWake(Wake wake) {
-    feed.onWake();
     return pump();
   }
 
@@ -348,7 +338,7 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
     return pump();
   }
 
-  /** Hands ready messages to consumers with credit, then reads more if the buffer runs low. */
+  /** Hands ready messages to consumers with credit, then asks the feed for more if the buffer runs low. */
   private Behavior<Command> pump() {
     if (!gc.eventLog().current()) {
       // This replica lost touch with the Raft group (paused, cut off): it may be missing committed
@@ -375,7 +365,7 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
       deliver(consumers.take(), p, now, nowUs);
     }
     sendOutbox();
-    feed.maybeRead(now, !consumers.isEmpty(), gc.group());
+    feed.askIfLow(!consumers.isEmpty());
     return this;
   }
 
@@ -437,6 +427,6 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
    * (after at most an hour), finds nothing due, and is armed again.
    */
   static Duration timerDelay(long atMs, long nowMs) {
-    return Duration.ofMillis(Math.min(GroupFeed.MAX_TIMER_MS, Math.max(0, atMs - nowMs)));
+    return Duration.ofMillis(Math.min(DueFeed.MAX_TIMER_MS, Math.max(0, atMs - nowMs)));
   }
 }

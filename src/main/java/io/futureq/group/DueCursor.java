@@ -6,17 +6,18 @@ import java.util.List;
 import java.util.function.Consumer;
 
 /**
- * Where a group's reads stand: the cursor (last key read), whether a read is running, and when to
+ * Where a read position stands: the cursor (last key read), whether a read is running, and when to
  * read next. Announcements of new messages decide between "read it later" (ahead of the cursor:
- * maybe wake earlier) and "it slipped behind the cursor" (queue it directly, see
- * {@link ReadHistory}). Not thread-safe: owned by one {@link ConsumerGroup}.
+ * maybe wake earlier) and "it slipped behind the cursor" (hand it over directly, see
+ * {@link ReadHistory}). {@link DueFeed} keeps one for the topic's head, which decides when to read,
+ * and one per group, which says what that group has been handed. Not thread-safe: owned by one actor.
  */
 final class DueCursor {
   static final long NO_WAKE = Long.MAX_VALUE;
 
   private final DueReader reader;
   private final ReadHistory history;
-  private final List<ConsumerGroup.MessagesStored> storedDuringRead = new ArrayList<>();
+  private final List<DueFeed.Stored> storedDuringRead = new ArrayList<>();
   private byte[] cursor;
   private boolean reading;
   private boolean caughtUp;
@@ -52,15 +53,26 @@ final class DueCursor {
    * @return when to wake for the next read, or {@link #NO_WAKE}
    */
   long readDone(DueReader.Chunk chunk, long nowMs, Consumer<DueMessage> late) {
-    reading = false;
-    if (chunk.lastKey() != null) {
-      cursor = chunk.lastKey();
-      history.recordRead(cursor, chunk.snapshotIndex());
-    }
     caughtUp = !chunk.full();
     wakeAtMs = caughtUp ? chunk.nextWakeMs() : NO_WAKE;
-    long wake = wakeAtMs;
-    for (ConsumerGroup.MessagesStored stored : storedDuringRead) {
+    return Math.min(wakeAtMs, movedTo(chunk.lastKey(), chunk.snapshotIndex(), nowMs, late));
+  }
+
+  /**
+   * A read this position took part in finished: everything up to {@code lastKey} (null: nothing, the
+   * cursor stays) was read from the snapshot at {@code snapshotIndex}. Replays the announcements that
+   * came during the read.
+   *
+   * @return an earlier wake time to schedule, or {@link #NO_WAKE}
+   */
+  long movedTo(byte[] lastKey, long snapshotIndex, long nowMs, Consumer<DueMessage> late) {
+    reading = false;
+    if (lastKey != null) {
+      cursor = lastKey;
+      history.recordRead(cursor, snapshotIndex);
+    }
+    long wake = NO_WAKE;
+    for (DueFeed.Stored stored : storedDuringRead) {
       wake = Math.min(wake, place(stored, nowMs, late));
     }
     storedDuringRead.clear();
@@ -68,11 +80,15 @@ final class DueCursor {
   }
 
   /** A read failed: try again at {@code retryAtMs}, which is returned as the wake time. */
-  long readFailed(long retryAtMs) {
-    reading = false;
+  long readFailed(long retryAtMs, long nowMs, Consumer<DueMessage> late) {
+    movedTo(null, 0, nowMs, late);
     caughtUp = true;
     wakeAtMs = retryAtMs;
     return retryAtMs;
+  }
+
+  boolean reading() {
+    return reading;
   }
 
   /** The wake timer fired: the next read may start. */
@@ -86,7 +102,7 @@ final class DueCursor {
    *
    * @return an earlier wake time to schedule, or {@link #NO_WAKE}
    */
-  long stored(ConsumerGroup.MessagesStored stored, long nowMs, Consumer<DueMessage> late) {
+  long stored(DueFeed.Stored stored, long nowMs, Consumer<DueMessage> late) {
     if (reading) {
       storedDuringRead.add(stored);
       return NO_WAKE;
@@ -94,7 +110,7 @@ final class DueCursor {
     return place(stored, nowMs, late);
   }
 
-  private long place(ConsumerGroup.MessagesStored stored, long nowMs, Consumer<DueMessage> late) {
+  private long place(DueFeed.Stored stored, long nowMs, Consumer<DueMessage> late) {
     long wake = NO_WAKE;
     for (DueMessage m : stored.messages()) {
       if (cursor != null && m.compareKey(cursor) <= 0) {

@@ -7,29 +7,67 @@ import io.futureq.log.proto.StoredMessage;
 import io.futureq.storage.OrderedStore;
 import io.futureq.storage.OrderedStore.Space;
 import io.futureq.storage.StorageKeys;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 /**
- * Reads a topic's due messages in bounded chunks, in key order, from one consistent snapshot.
- * Blocking: call it on the storage dispatcher.
+ * Reads a topic's due messages in bounded chunks, in key order, from one consistent snapshot, for all
+ * of its groups at once: a chunk carries the groups' ack and nack marks on its messages, and each group
+ * takes its own share of it ({@link Chunk#forGroup}). Blocking: call it on the storage dispatcher.
  */
 final class DueReader {
   /**
-   * @param messages due messages after the cursor, at most the limit
+   * @param messages due messages after the cursor, at most the limit, marks not applied
+   * @param ackedBy the groups that acked each message, for those some group acked (by storage key)
+   * @param nacks the groups' durable nack delays, for messages some group nacked with a delay
    * @param lastKey the new cursor (the last key looked at), or null if nothing was looked at
    * @param full true if the limit stopped the read: more due messages may follow
    * @param nextWakeMs when the next stored message after this chunk is due (Long.MAX_VALUE if none)
    * @param snapshotIndex the applied log index the snapshot reflects
-   * @param delayed messages the group nacked with a delay before (a restart or a topic move came
-   *     since): the group holds each until its mark's time, not in {@code messages}
    */
-  record Chunk(List<DueMessage> messages, byte[] lastKey, boolean full, long nextWakeMs, long snapshotIndex,
-      List<Delayed> delayed) {}
+  record Chunk(List<DueMessage> messages, Map<ByteBuffer, Set<String>> ackedBy,
+      Map<ByteBuffer, Map<String, NackMark>> nacks, byte[] lastKey, boolean full, long nextWakeMs,
+      long snapshotIndex) {
 
-  /** A due message with the group's durable nack delay on it. */
-  record Delayed(DueMessage message, NackMark mark) {}
+    /**
+     * What {@code group} ("" for universal subscribers) takes of this chunk: messages after {@code after}
+     * (null: all) that it has not acked; those it nacked with a delay come apart, to be held until the
+     * mark's time (a restart or a topic move came since the nack).
+     */
+    Share forGroup(String group, byte[] after, java.util.function.Predicate<byte[]> dropped) {
+      List<DueMessage> out = new ArrayList<>(messages.size());
+      List<ConsumerGroup.NackDelayed> delayed = new ArrayList<>(0);
+      for (DueMessage m : messages) {
+        if ((after != null && m.compareKey(after) <= 0) || dropped.test(m.storageKey())) {
+          continue;
+        }
+        ByteBuffer key = ackedBy.isEmpty() && nacks.isEmpty() ? null : ByteBuffer.wrap(m.storageKey());
+        if (key != null && !group.isEmpty() && ackedBy.getOrDefault(key, Set.of()).contains(group)) {
+          continue;
+        }
+        NackMark mark = key == null || group.isEmpty() ? null : nacks.getOrDefault(key, Map.of()).get(group);
+        if (mark == null) {
+          out.add(m);
+        } else {
+          delayed.add(new ConsumerGroup.NackDelayed(m, mark));
+        }
+      }
+      return new Share(out, delayed);
+    }
+  }
+
+  /** A group's share of a chunk. */
+  record Share(List<DueMessage> messages, List<ConsumerGroup.NackDelayed> delayed) {
+    boolean isEmpty() {
+      return messages.isEmpty() && delayed.isEmpty();
+    }
+  }
 
   private final OrderedStore store;
   private final long bucketMs;
@@ -45,56 +83,82 @@ final class DueReader {
   }
 
   /**
-   * Reads up to {@code limit} messages due by {@code nowMs} after {@code afterKey} (null: from the
-   * start). Expired messages and, when {@code group} is not null, messages that group acked are
-   * skipped.
+   * Reads up to {@code limit} messages after {@code afterKey} (null: from the start) and at most
+   * {@code upToKey} (null: no bound), due by {@code untilMs} (a read ahead of the clock: the caller
+   * holds what is not due yet), skipping those expired by {@code nowMs}.
    */
-  Chunk read(String topic, byte[] afterKey, long nowMs, int limit, String group) {
-    return read(topic, afterKey, nowMs, nowMs, limit, group);
-  }
-
-  /**
-   * Like {@link #read(String, byte[], long, int, String)}, but takes messages due by {@code untilMs}
-   * (a read ahead of the clock: the caller holds what is not due yet), skipping those expired by
-   * {@code nowMs}.
-   */
-  Chunk read(String topic, byte[] afterKey, long untilMs, long nowMs, int limit, String group) {
+  Chunk read(String topic, byte[] afterKey, byte[] upToKey, long untilMs, long nowMs, int limit) {
     long hash = StorageKeys.topicHash(topic);
     long lastDueBucket = (untilMs + 1) / bucketMs - 1;
     byte[] from = afterKey == null ? StorageKeys.messageRangeStart(hash, 0) : successor(afterKey);
     byte[] dueEnd = StorageKeys.messageRangeStart(hash, lastDueBucket + 1);
+    byte[] end = upToKey != null && Arrays.compareUnsigned(successor(upToKey), dueEnd) < 0 ? successor(upToKey) : dueEnd;
     List<DueMessage> out = new ArrayList<>();
-    List<Delayed> delayed = new ArrayList<>();
+    List<byte[]> nackDelayed = new ArrayList<>(0);
     byte[] lastKey = null;
     int scanned = 0;
     try (OrderedStore.View view = store.view()) {
       long index = BrokerStateMachine.appliedIndexIn(view);
-      // Ack marks exist only while another group still holds a message.
-      String markGroup = group != null && hasOtherGroups(view, topic) ? group : null;
-      try (OrderedStore.RangeIterator it = view.range(Space.MESSAGES, from, dueEnd)) {
+      boolean full;
+      try (OrderedStore.RangeIterator it = view.range(Space.MESSAGES, from, end)) {
         for (; it.valid() && out.size() < limit && scanned < limit * 4; it.next(), scanned++) {
           lastKey = it.key();
           StoredMessage message = parse(it.value(), topic);
-          if (message.getTopic().equals(topic) && !(message.getExpireMs() > 0 && message.getExpireMs() <= nowMs)
-              && (markGroup == null || view.get(Space.INDEX, StorageKeys.ackMark(lastKey, markGroup)) == null)) {
-            byte[] nack = group != null && message.getNackDelayed()
-                ? view.get(Space.INDEX, StorageKeys.nackMark(lastKey, group)) : null;
-            if (nack == null) {
-              out.add(new DueMessage(lastKey, message));
-            } else {
-              delayed.add(new Delayed(new DueMessage(lastKey, message), NackMark.parse(nack)));
+          if (message.getTopic().equals(topic) && !(message.getExpireMs() > 0 && message.getExpireMs() <= nowMs)) {
+            out.add(new DueMessage(lastKey, message));
+            if (message.getNackDelayed()) {
+              nackDelayed.add(lastKey);
             }
           }
         }
-        if (it.valid()) {
-          return new Chunk(out, lastKey, true, nowMs, index, delayed);
-        }
+        full = it.valid();
+      }
+      // Ack marks exist only while another group still holds a message.
+      Map<ByteBuffer, Set<String>> ackedBy = out.isEmpty() || !hasOtherGroups(view, topic) ? Map.of()
+          : ackMarks(view, out.get(0).storageKey(), lastKey);
+      Map<ByteBuffer, Map<String, NackMark>> nacks = nackMarks(view, nackDelayed);
+      if (full) {
+        return new Chunk(out, ackedBy, nacks, lastKey, true, nowMs, index);
+      }
+      if (upToKey != null && end != dueEnd) {
+        return new Chunk(out, ackedBy, nacks, lastKey, false, nowMs, index);
       }
       try (OrderedStore.RangeIterator next = view.range(Space.MESSAGES, dueEnd, StorageKeys.messageRangeEnd(hash))) {
         long wake = next.valid() ? wakeTimeOf(StorageKeys.dueBucketOf(next.key())) : Long.MAX_VALUE;
-        return new Chunk(out, lastKey, false, wake, index, delayed);
+        return new Chunk(out, ackedBy, nacks, lastKey, false, wake, index);
       }
     }
+  }
+
+  /** The ack marks of the messages from {@code first} to {@code last}, in one scan. */
+  private static Map<ByteBuffer, Set<String>> ackMarks(OrderedStore.View view, byte[] first, byte[] last) {
+    Map<ByteBuffer, Set<String>> marks = new HashMap<>();
+    byte[] end = StorageKeys.prefixEnd(StorageKeys.ackMarkPrefix(last));
+    try (OrderedStore.RangeIterator it = view.range(Space.INDEX, StorageKeys.ackMarkPrefix(first), end)) {
+      for (; it.valid(); it.next()) {
+        byte[] mark = it.key();
+        marks.computeIfAbsent(ByteBuffer.wrap(StorageKeys.messageKeyOfAckMark(mark)), k -> new HashSet<>())
+            .add(StorageKeys.groupOfAckMark(mark));
+      }
+    }
+    return marks;
+  }
+
+  private static Map<ByteBuffer, Map<String, NackMark>> nackMarks(OrderedStore.View view, List<byte[]> keys) {
+    if (keys.isEmpty()) {
+      return Map.of();
+    }
+    Map<ByteBuffer, Map<String, NackMark>> marks = new HashMap<>();
+    for (byte[] key : keys) {
+      byte[] prefix = StorageKeys.nackMarkPrefix(key);
+      try (OrderedStore.RangeIterator it = view.range(Space.INDEX, prefix, StorageKeys.prefixEnd(prefix))) {
+        for (; it.valid(); it.next()) {
+          marks.computeIfAbsent(ByteBuffer.wrap(key), k -> new HashMap<>())
+              .put(StorageKeys.groupOfNackMark(it.key()), NackMark.parse(it.value()));
+        }
+      }
+    }
+    return marks;
   }
 
   private static boolean hasOtherGroups(OrderedStore.View view, String topic) {
@@ -108,7 +172,7 @@ final class DueReader {
     return groups > 1;
   }
 
-  private static byte[] successor(byte[] key) {
+  static byte[] successor(byte[] key) {
     return Arrays.copyOf(key, key.length + 1);
   }
 

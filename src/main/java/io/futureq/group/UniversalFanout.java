@@ -34,7 +34,7 @@ public final class UniversalFanout extends AbstractBehavior<ConsumerGroup.Comman
 
   private final TimerScheduler<ConsumerGroup.Command> timers;
   private final GroupContext gc;
-  private final GroupFeed feed;
+  private final DueBuffer feed;
   private final GroupMetrics metrics;
   private final CreditRoundRobin<ActorRef<SubscriberSession.Command>> subscribers = new CreditRoundRobin<>();
   private final InFlightTable<ActorRef<SubscriberSession.Command>> inFlight = new InFlightTable<>();
@@ -49,7 +49,7 @@ public final class UniversalFanout extends AbstractBehavior<ConsumerGroup.Comman
     super(ctx);
     this.timers = timers;
     this.gc = gc;
-    this.feed = new GroupFeed(ctx, gc, startAfter);
+    this.feed = new DueBuffer(ctx, gc, startAfter);
     this.metrics = new GroupMetrics(gc.topic(), gc.group());
     this.lateness = new DeliveryLateness.Recorder(metrics.lateness);
     this.catchUp = new ReplicaCatchUp(gc, ctx.getSelf());
@@ -61,15 +61,11 @@ public final class UniversalFanout extends AbstractBehavior<ConsumerGroup.Comman
         .onMessage(ConsumerGroup.AddConsumer.class, this::onAddConsumer)
         .onMessage(ConsumerGroup.AckDeliveries.class, this::onAck)
         .onMessage(ConsumerGroup.NackDeliveries.class, n -> settle(n.consumer(), n.tags()))
-        .onMessage(ConsumerGroup.MessagesStored.class, this::onMessagesStored)
+        .onMessage(ConsumerGroup.Due.class, this::onDue)
         .onMessage(ConsumerGroup.MessagesRemoved.class, this::onMessagesRemoved)
         .onMessage(ConsumerGroup.GetStats.class, this::onGetStats)
         .onMessage(ConsumerGroup.ConsumerLeft.class, this::onSubscriberLeft)
-        .onMessage(ConsumerGroup.ReadDone.class, this::onReadDone)
-        .onMessage(ConsumerGroup.Wake.class, w -> {
-          feed.onWake();
-          return pump();
-        })
+        .onMessage(ConsumerGroup.Wake.class, w -> pump())
         .onMessage(ConsumerGroup.InFlightDue.class, this::onInFlightDue)
         .onMessage(ConsumerGroup.ReplicaRecheck.class, r -> pump())
         .onMessage(ConsumerGroup.Settle.class, s -> {
@@ -134,8 +130,9 @@ public final class UniversalFanout extends AbstractBehavior<ConsumerGroup.Comman
     return taken;
   }
 
-  private Behavior<ConsumerGroup.Command> onMessagesStored(ConsumerGroup.MessagesStored stored) {
-    feed.onStored(stored);
+  /** Universal subscribers have no nack marks: a due chunk brings nothing delayed for them. */
+  private Behavior<ConsumerGroup.Command> onDue(ConsumerGroup.Due due) {
+    feed.onDue(due);
     return pump();
   }
 
@@ -157,11 +154,6 @@ public final class UniversalFanout extends AbstractBehavior<ConsumerGroup.Comman
     return subscribers.isEmpty() ? Behaviors.stopped() : pump();
   }
 
-  private Behavior<ConsumerGroup.Command> onReadDone(ConsumerGroup.ReadDone done) {
-    feed.onReadDone(done);
-    return done.failure() == null ? pump() : this;
-  }
-
   private Behavior<ConsumerGroup.Command> onInFlightDue(ConsumerGroup.InFlightDue due) {
     inFlightTimerArmed = false;
     for (InFlightTable.Entry<ActorRef<SubscriberSession.Command>> e
@@ -173,7 +165,7 @@ public final class UniversalFanout extends AbstractBehavior<ConsumerGroup.Comman
     return pump();
   }
 
-  /** Copies each ready message to every subscriber with credit, then reads more if the buffer runs low. */
+  /** Copies each ready message to every subscriber with credit, then asks the feed for more if the buffer runs low. */
   private Behavior<ConsumerGroup.Command> pump() {
     if (!gc.eventLog().current()) {
       // As in ConsumerGroup: a replica that lost touch with the Raft group delivers nothing until current.
@@ -195,7 +187,7 @@ public final class UniversalFanout extends AbstractBehavior<ConsumerGroup.Comman
     }
     outbox.forEach((subscriber, copies) -> subscriber.tell(new SubscriberSession.Deliver(copies)));
     outbox.clear();
-    feed.maybeRead(now, !subscribers.isEmpty(), null);
+    feed.askIfLow(!subscribers.isEmpty());
     return this;
   }
 

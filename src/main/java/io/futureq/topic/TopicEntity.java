@@ -3,6 +3,7 @@ package io.futureq.topic;
 import io.futureq.serialization.CborSerializable;
 import com.google.protobuf.ByteString;
 import io.futureq.group.ConsumerGroup;
+import io.futureq.group.DueFeed;
 import io.futureq.group.DueMessage;
 import io.futureq.group.GroupContext;
 import io.futureq.group.UniversalFanout;
@@ -34,9 +35,10 @@ import org.apache.pekko.cluster.sharding.typed.javadsl.EntityTypeKey;
 import org.apache.pekko.pattern.StatusReply;
 
 /**
- * One topic (sharded by name): owns its consumer groups, announces newly stored and removed
- * messages to them, batches their acks into deletes, and removes expired messages on a timer set
- * for the earliest expiry.
+ * One topic (sharded by name): owns its due feed ({@link DueFeed}, which reads each due chunk once for
+ * all groups and passes them the announcements of stored and removed messages) and its consumer groups,
+ * batches the groups' acks into deletes, and removes expired messages on a timer set for the earliest
+ * expiry.
  */
 public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
   public static final EntityTypeKey<Command> ENTITY_KEY = EntityTypeKey.create(Command.class, "topic");
@@ -100,13 +102,7 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
 
   private record GroupAcked(ConsumerGroup.Acked acked) implements Command {}
 
-  private record GroupCatchUp(ConsumerGroup.CatchUp catchUp) implements Command {}
-
   private record SettleApplied(Settle settle, Throwable failure) implements Command {}
-
-  private record GroupSettled(long settle, Throwable failure) implements Command {}
-
-  private record PendingSettle(ActorRef<StatusReply<Done>> replyTo, int answersDue) {}
 
   private record GroupReady(String group, Throwable failure) implements Command {}
 
@@ -136,10 +132,7 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
   private final String topic;
   private final TopicContext tc;
   private final ActorRef<ConsumerGroup.Acked> ackSink;
-  private final ActorRef<ConsumerGroup.CatchUp> catchUpSink;
-  /** Settles waiting for their groups' answers, by number: each holds its reply and how many answers are due. */
-  private final Map<Long, PendingSettle> settles = new HashMap<>();
-  private long settlesStarted;
+  private final ActorRef<DueFeed.Command> feed;
   private final Map<String, ActorRef<ConsumerGroup.Command>> groups = new HashMap<>();
   private final Map<String, List<Attach>> waitingForGroup = new HashMap<>();
   private List<GroupAck> pendingAcks = new ArrayList<>();
@@ -160,7 +153,11 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
     this.topic = topic;
     this.tc = tc;
     this.ackSink = ctx.messageAdapter(ConsumerGroup.Acked.class, GroupAcked::new);
-    this.catchUpSink = ctx.messageAdapter(ConsumerGroup.CatchUp.class, GroupCatchUp::new);
+    // Its groups cannot deliver without it: if it fails, the entity fails with it (a death pact) and
+    // sharding starts the topic afresh on its next message, as after a move.
+    this.feed = ctx.spawn(DueFeed.create(topic, tc.settings(), tc.store(), tc.bucketMs(), tc.storageExecutor(),
+        tc.wakeTimer(), tc.askTimeout()), "due-feed");
+    ctx.watch(feed);
     tc.localTopics().started(topic, ctx.getSelf());
     ctx.getSelf().tell(new ExpiryDue());
   }
@@ -177,10 +174,8 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
         .onMessage(Wake.class, w -> this)
         .onMessage(StoreReplaced.class, this::onStoreReplaced)
         .onMessage(GroupAcked.class, this::onGroupAcked)
-        .onMessage(GroupCatchUp.class, this::onGroupCatchUp)
         .onMessage(Settle.class, this::onSettle)
         .onMessage(SettleApplied.class, this::onSettleApplied)
-        .onMessage(GroupSettled.class, this::onGroupSettled)
         .onMessage(GroupReady.class, this::onGroupReady)
         .onMessage(GroupStopped.class, this::onGroupStopped)
         .onMessage(Flush.class, this::onFlush)
@@ -233,8 +228,8 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
   }
 
   private ActorRef<ConsumerGroup.Command> spawnGroup(String name, byte[] startAfter) {
-    GroupContext gc = new GroupContext(topic, name, tc.groupSettings(), tc.settings(), tc.store(), tc.bucketMs(),
-        tc.storageExecutor(), tc.eventLog(), tc.maxConsumersPerGroup(), tc.wakeTimer(), ackSink, catchUpSink);
+    GroupContext gc = new GroupContext(topic, name, tc.groupSettings(), tc.settings(), tc.eventLog(),
+        tc.maxConsumersPerGroup(), tc.wakeTimer(), ackSink, feed);
     ActorRef<ConsumerGroup.Command> group = name.isEmpty()
         ? getContext().spawn(UniversalFanout.create(gc, startAfter), "universal")
         : getContext().spawn(ConsumerGroup.create(gc, startAfter), "group-" + name + "-" + ++groupsSpawned);
@@ -250,8 +245,7 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
   }
 
   private Behavior<Command> onMessagesStored(MessagesStored stored) {
-    ConsumerGroup.MessagesStored forGroups = new ConsumerGroup.MessagesStored(stored.index(), stored.messages());
-    groups.values().forEach(g -> g.tell(forGroups));
+    feed.tell(new DueFeed.Stored(stored.index(), stored.messages()));
     long earliest = Long.MAX_VALUE;
     for (DueMessage m : stored.messages()) {
       if (m.message().getExpireMs() > 0) {
@@ -268,18 +262,7 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
   }
 
   private Behavior<Command> onMessagesRemoved(MessagesRemoved removed) {
-    ConsumerGroup.MessagesRemoved forGroups = new ConsumerGroup.MessagesRemoved(removed.storageKeys());
-    groups.values().forEach(g -> g.tell(forGroups));
-    return this;
-  }
-
-  /**
-   * Behind every removal this host's replica announced before the group asked (they are ahead of the
-   * question in this mailbox, and each is forwarded to the groups as it comes), so the answer reaches the
-   * group after them.
-   */
-  private Behavior<Command> onGroupCatchUp(GroupCatchUp ask) {
-    ask.catchUp().group().tell(new ConsumerGroup.CaughtUp(ask.catchUp().recoveries()));
+    feed.tell(new DueFeed.Removed(removed.storageKeys()));
     return this;
   }
 
@@ -291,40 +274,12 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
     return this;
   }
 
-  /**
-   * The replica applied the entry, so its removals were forwarded to the groups before this: each
-   * group's answer comes after it has dropped them. A group that stopped delivers nothing more, so its
-   * failed ask counts as an answer; so does one that did not answer within the ask timeout, by which
-   * time the caller has stopped waiting anyway.
-   */
+  /** The replica applied the entry, so its removals are on their way through the feed, which asks the groups behind them. */
   private Behavior<Command> onSettleApplied(SettleApplied applied) {
     if (applied.failure() != null) {
       applied.settle().replyTo().tell(StatusReply.error("topic " + topic + ": " + applied.failure().getMessage()));
-      return this;
-    }
-    if (groups.isEmpty()) {
-      applied.settle().replyTo().tell(StatusReply.ack());
-      return this;
-    }
-    long id = ++settlesStarted;
-    settles.put(id, new PendingSettle(applied.settle().replyTo(), groups.size()));
-    for (ActorRef<ConsumerGroup.Command> group : groups.values()) {
-      getContext().ask(Done.class, group, tc.askTimeout(), ConsumerGroup.Settle::new,
-          (done, failure) -> new GroupSettled(id, failure));
-    }
-    return this;
-  }
-
-  private Behavior<Command> onGroupSettled(GroupSettled settled) {
-    PendingSettle pending = settles.get(settled.settle());
-    if (pending == null) {
-      return this;
-    }
-    if (pending.answersDue() == 1) {
-      settles.remove(settled.settle());
-      pending.replyTo().tell(StatusReply.ack());
     } else {
-      settles.put(settled.settle(), new PendingSettle(pending.replyTo(), pending.answersDue() - 1));
+      feed.tell(new DueFeed.Settle(applied.settle().replyTo()));
     }
     return this;
   }
@@ -338,14 +293,7 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
 
   /** A rescheduled message: groups drop its old key, and those that had not acked it get the new one. */
   private Behavior<Command> onMessageMoved(MessageMoved moved) {
-    ConsumerGroup.MessagesRemoved gone = new ConsumerGroup.MessagesRemoved(List.of(moved.from()));
-    ConsumerGroup.MessagesStored stored = new ConsumerGroup.MessagesStored(moved.index(), List.of(moved.to()));
-    groups.forEach((name, g) -> {
-      g.tell(gone);
-      if (!moved.ackedBy().contains(name)) {
-        g.tell(stored);
-      }
-    });
+    feed.tell(new DueFeed.Moved(moved.index(), moved.from(), moved.to(), moved.ackedBy()));
     armExpiryTimer(moved.to().message().getExpireMs() > 0 ? moved.to().message().getExpireMs() : Long.MAX_VALUE);
     return this;
   }

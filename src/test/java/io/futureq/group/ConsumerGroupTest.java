@@ -56,7 +56,8 @@ class ConsumerGroupTest {
   private ExecutorService storageExecutor;
   private final List<ActorRef<ConsumerGroup.Command>> groups = new ArrayList<>();
   private final TestProbe<ConsumerGroup.Acked> ackSink = testKit.createTestProbe();
-  private final TestProbe<ConsumerGroup.CatchUp> catchUpSink = testKit.createTestProbe();
+  /** Each group's due feed, as its topic would spawn it; see {@link #startGroup}. */
+  private final Map<ActorRef<ConsumerGroup.Command>, ActorRef<DueFeed.Command>> feeds = new java.util.HashMap<>();
   /** The replica's recovery count as the groups see it; see {@link #replicaRecovers}. */
   private final AtomicLong recoveries = new AtomicLong();
 
@@ -74,6 +75,7 @@ class ConsumerGroupTest {
   @AfterEach
   void close() throws InterruptedException {
     groups.forEach(testKit::stop);
+    feeds.values().forEach(testKit::stop);
     storageExecutor.shutdown();
     preciseTimer.close();
     assertTrue(storageExecutor.awaitTermination(10, TimeUnit.SECONDS));
@@ -110,25 +112,30 @@ class ConsumerGroupTest {
    */
   @Test
   void afterTheReplicaRecoversNothingIsDeliveredUntilTheTopicHasForwardedWhatCameBefore() {
-    ActorRef<ConsumerGroup.Command> group = startGroup("billing", PATIENT);
+    // The feed is a probe here: the test plays it, to hold its answer back.
+    TestProbe<DueFeed.Command> feed = testKit.createTestProbe();
+    ActorRef<ConsumerGroup.Command> group = startGroup("billing", PATIENT, null,
+        WakeTimer.of(testKit.system().scheduler(), testKit.system().executionContext()), feed.ref());
     TestProbe<SubscriberSession.Command> consumer = consumer(group, 10);
-    publish(group, "first");
+    group.tell(new ConsumerGroup.Due(stored("first"), List.of(), true));
     ack(group, consumer, expectDelivery(consumer));
 
     replicaRecovers();
-    DueMessage cancelled = publish(group, "cancelled while out of touch").get(0);
-    ConsumerGroup.CatchUp ask = catchUpSink.expectMessageClass(ConsumerGroup.CatchUp.class, WAIT);
+    DueMessage cancelled = stored("cancelled while out of touch").get(0);
+    group.tell(new ConsumerGroup.Due(List.of(cancelled), List.of(), false));
+    DueFeed.CatchUp ask = (DueFeed.CatchUp) feed.fishForMessage(WAIT, m -> m instanceof DueFeed.CatchUp
+        ? org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.complete()
+        : org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.continueAndIgnore()).get(0);
     assertEquals(1, ask.recoveries());
     assertEquals(group, ask.group());
     consumer.expectNoMessage(Duration.ofMillis(300));
 
-    // The replica applied the cancel while catching up; the topic forwards its announcement, then the answer.
+    // The replica applied the cancel while catching up; the feed forwards its announcement, then the answer.
     testLog.apply(cancelByStorageKey(TOPIC, cancelled.storageKey()));
     group.tell(new ConsumerGroup.MessagesRemoved(List.of(cancelled.storageKey())));
     group.tell(new ConsumerGroup.CaughtUp(ask.recoveries()));
-    publish(group, "after");
+    group.tell(new ConsumerGroup.Due(stored("after"), List.of(), false));
     assertEquals("after", payload(expectDelivery(consumer)));
-    catchUpSink.expectNoMessage(Duration.ZERO);
   }
 
   @Test
@@ -379,10 +386,7 @@ class ConsumerGroupTest {
     ActorRef<ConsumerGroup.Command> group = startGroup("billing", PATIENT, cursorAhead);
     TestProbe<SubscriberSession.Command> consumer = consumer(group, 10);
     long due = System.currentTimeMillis() + 1_000;
-    CommandResult result = testLog.apply(store(message(TOPIC, "later", due)));
-    CommandResult.StoredRef ref = ((CommandResult.Stored) result).messages().get(0);
-    group.tell(new ConsumerGroup.MessagesStored(testLog.indexOf(result),
-        List.of(new DueMessage(ref.storageKey(), ref.message()))));
+    publishAt(group, due, "later");
 
     GroupDelivery delivery = expectDelivery(consumer);
 
@@ -410,7 +414,7 @@ class ConsumerGroupTest {
   private void publishAt(ActorRef<ConsumerGroup.Command> group, long dueMs, String payload) {
     CommandResult result = testLog.apply(store(message(TOPIC, payload, dueMs)));
     CommandResult.StoredRef ref = ((CommandResult.Stored) result).messages().get(0);
-    group.tell(new ConsumerGroup.MessagesStored(testLog.indexOf(result),
+    feeds.get(group).tell(new DueFeed.Stored(testLog.indexOf(result),
         List.of(new DueMessage(ref.storageKey(), ref.message()))));
   }
 
@@ -423,12 +427,21 @@ class ConsumerGroupTest {
         WakeTimer.of(testKit.system().scheduler(), testKit.system().executionContext()));
   }
 
+  /** A group with a due feed of its own, as its topic would give it. */
   private ActorRef<ConsumerGroup.Command> startGroup(String name, GroupSettings settings, byte[] startAfter,
       WakeTimer wakeTimer) {
+    ActorRef<DueFeed.Command> feed = testKit.spawn(DueFeed.create(TOPIC, TOPIC_SETTINGS, testLog.store(), BUCKET_MS,
+        storageExecutor, wakeTimer, WAIT));
+    ActorRef<ConsumerGroup.Command> group = startGroup(name, settings, startAfter, wakeTimer, feed);
+    feeds.put(group, feed);
+    return group;
+  }
+
+  private ActorRef<ConsumerGroup.Command> startGroup(String name, GroupSettings settings, byte[] startAfter,
+      WakeTimer wakeTimer, ActorRef<DueFeed.Command> feed) {
     testLog.apply(createGroup(TOPIC, name));
-    GroupContext context = new GroupContext(TOPIC, name, settings, TOPIC_SETTINGS, testLog.store(), BUCKET_MS,
-        storageExecutor, new RecoveringLog(testLog.log(), recoveries), MAX_CONSUMERS, wakeTimer, ackSink.ref(),
-        catchUpSink.ref());
+    GroupContext context = new GroupContext(TOPIC, name, settings, TOPIC_SETTINGS,
+        new RecoveringLog(testLog.log(), recoveries), MAX_CONSUMERS, wakeTimer, ackSink.ref(), feed);
     ActorRef<ConsumerGroup.Command> group = testKit.spawn(ConsumerGroup.create(context, startAfter));
     groups.add(group);
     return group;
@@ -478,19 +491,31 @@ class ConsumerGroupTest {
     return probe;
   }
 
-  /** Stores messages due now and announces them to the group, as the topic does after commit. */
+  /** Stores messages due now and announces them to the group's feed, as the topic does after commit. */
   private List<DueMessage> publish(ActorRef<ConsumerGroup.Command> group, String... payloads) {
+    long[] index = new long[1];
+    List<DueMessage> stored = stored(index, payloads);
+    feeds.get(group).tell(new DueFeed.Stored(index[0], stored));
+    return stored;
+  }
+
+  private List<DueMessage> stored(String... payloads) {
+    return stored(new long[1], payloads);
+  }
+
+  /** Stores messages due now; {@code index[0]} receives the entry's log index. */
+  private List<DueMessage> stored(long[] index, String... payloads) {
     long now = System.currentTimeMillis();
     List<NewMessage> messages = new ArrayList<>();
     for (String payload : payloads) {
       messages.add(message(TOPIC, payload, now));
     }
     CommandResult result = testLog.apply(store(messages.toArray(NewMessage[]::new)));
+    index[0] = testLog.indexOf(result);
     List<DueMessage> stored = new ArrayList<>();
     for (CommandResult.StoredRef ref : ((CommandResult.Stored) result).messages()) {
       stored.add(new DueMessage(ref.storageKey(), ref.message()));
     }
-    group.tell(new ConsumerGroup.MessagesStored(testLog.indexOf(result), stored));
     return stored;
   }
 

@@ -55,7 +55,8 @@ public class DueReadBenchmark {
 
   @Benchmark
   public Object readChunkOf512() {
-    DueReader.Chunk chunk = reader.read("bench", cursor, System.currentTimeMillis(), 512, "g");
+    long now = System.currentTimeMillis();
+    DueReader.Chunk chunk = reader.read("bench", cursor, null, now, now, 512);
     cursor = chunk.full() ? chunk.lastKey() : null;
     return chunk;
   }

@@ -40,6 +40,8 @@ class UniversalFanoutTest {
   private TestLog testLog;
   private ExecutorService storageExecutor;
   private final TestProbe<ConsumerGroup.Acked> ackSink = testKit.createTestProbe();
+  /** The topic's due feed, which the fan-out joins. */
+  private ActorRef<DueFeed.Command> feed;
 
   @AfterAll
   static void shutdown() {
@@ -104,10 +106,10 @@ class UniversalFanoutTest {
   }
 
   private ActorRef<ConsumerGroup.Command> start(GroupSettings settings) {
-    GroupContext context = new GroupContext(TOPIC, "", settings, TOPIC_SETTINGS, testLog.store(), BUCKET_MS,
-        storageExecutor, testLog.log(), 10,
-        WakeTimer.of(testKit.system().scheduler(), testKit.system().executionContext()), ackSink.ref(),
-        testKit.<ConsumerGroup.CatchUp>createTestProbe().ref());
+    WakeTimer timer = WakeTimer.of(testKit.system().scheduler(), testKit.system().executionContext());
+    feed = testKit.spawn(DueFeed.create(TOPIC, TOPIC_SETTINGS, testLog.store(), BUCKET_MS, storageExecutor, timer, WAIT));
+    GroupContext context = new GroupContext(TOPIC, "", settings, TOPIC_SETTINGS, testLog.log(), 10, timer,
+        ackSink.ref(), feed);
     byte[] start = StorageKeys.message(StorageKeys.topicHash(TOPIC), 0, 0);
     return testKit.spawn(UniversalFanout.create(context, start));
   }
@@ -129,7 +131,7 @@ class UniversalFanoutTest {
     for (CommandResult.StoredRef ref : ((CommandResult.Stored) result).messages()) {
       stored.add(new DueMessage(ref.storageKey(), ref.message()));
     }
-    fanout.tell(new ConsumerGroup.MessagesStored(testLog.indexOf(result), stored));
+    feed.tell(new DueFeed.Stored(testLog.indexOf(result), stored));
     return stored;
   }
 
