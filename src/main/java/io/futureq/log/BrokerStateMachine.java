@@ -316,8 +316,8 @@ public final class BrokerStateMachine {
 
     /** Records that {@code group} is done with the message; removes it once every group is. */
     private boolean ackAndMaybeRemove(String topic, String group, byte[] key) {
-      StoredMessage record = read(key);
-      if (record == null || !record.getTopic().equals(topic)) {
+      StoredIndexes record = messages.indexesOf(topic, key);
+      if (record == null) {
         return false;
       }
       List<String> groups = book.groups(topic);
@@ -375,9 +375,9 @@ public final class BrokerStateMachine {
       List<byte[]> removed = new ArrayList<>();
       for (var keyBytes : expire.getStorageKeysList()) {
         byte[] key = keyBytes.toByteArray();
-        StoredMessage record = read(key);
-        if (record != null && record.getTopic().equals(expire.getTopic())) {
-          remove(key, record);
+        StoredIndexes record = messages.indexesOf(expire.getTopic(), key);
+        if (record != null) {
+          messages.remove(key, record, true);
           removed.add(key);
         }
       }
@@ -411,7 +411,11 @@ public final class BrokerStateMachine {
       messages.remove(key, record);
     }
 
-    private void remove(byte[] key, StoredMessage record, boolean mayHaveMarks) {
+    private void remove(byte[] key, StoredIndexes record) {
+      messages.remove(key, record, true);
+    }
+
+    private void remove(byte[] key, StoredIndexes record, boolean mayHaveMarks) {
       messages.remove(key, record, mayHaveMarks);
     }
 

@@ -43,7 +43,7 @@ final class GroupDeleteApply {
     List<byte[]> removed = new ArrayList<>();
     marksByMessage.forEach((wrapped, marks) -> {
       byte[] key = wrapped.array();
-      StoredMessage record = messages.readOf(topic, key);
+      StoredIndexes record = messages.indexesOf(topic, key);
       if (record == null) {
         return; // a mark of another topic with the same hash
       }

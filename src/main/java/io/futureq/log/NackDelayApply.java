@@ -38,8 +38,8 @@ final class NackDelayApply {
   }
 
   /** Deletes every group's nack mark of a message being removed. */
-  static void removeMarks(ApplyContext ctx, byte[] key, StoredMessage record) {
-    if (record.getNackDelayed()) {
+  static void removeMarks(ApplyContext ctx, byte[] key, boolean nackDelayed) {
+    if (nackDelayed) {
       for (byte[] mark : ctx.keysWithPrefix(Space.INDEX, StorageKeys.nackMarkPrefix(key))) {
         ctx.delete(Space.INDEX, mark);
       }

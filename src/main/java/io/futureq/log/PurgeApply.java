@@ -29,9 +29,9 @@ final class PurgeApply {
         StorageKeys.messageRangeEnd(hash), max, eventId -> eventId < before);
     List<byte[]> removed = new ArrayList<>(keys.size());
     for (byte[] key : keys) {
-      StoredMessage record = messages.readOf(topic, key);
+      StoredIndexes record = messages.indexesOf(topic, key);
       if (record != null) {
-        messages.remove(key, record);
+        messages.remove(key, record, true);
         removed.add(key);
       }
     }

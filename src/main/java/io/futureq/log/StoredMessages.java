@@ -43,28 +43,45 @@ final class StoredMessages {
     return record == null || !record.getTopic().equals(topic) ? null : record;
   }
 
+  /**
+   * The index fields of the message under {@code key} if it belongs to {@code topic} (hashes of two names may
+   * meet), as this entry left it, or null; cheaper than {@link #readOf}, which parses the whole message.
+   */
+  StoredIndexes indexesOf(String topic, byte[] key) {
+    byte[] bytes = ctx.get(Space.MESSAGES, key);
+    if (bytes == null) {
+      return null;
+    }
+    StoredIndexes record = StoredIndexes.read(bytes, key);
+    return record.topic().equals(topic) ? record : null;
+  }
+
   void remove(byte[] key, StoredMessage record) {
-    remove(key, record, true);
+    remove(key, StoredIndexes.of(record), true);
+  }
+
+  void remove(byte[] key, StoredMessage record, boolean mayHaveMarks) {
+    remove(key, StoredIndexes.of(record), mayHaveMarks);
   }
 
   /** Deletes the message, its key and TTL index entries, its nack marks and ({@code mayHaveMarks}) its ack marks. */
-  void remove(byte[] key, StoredMessage record, boolean mayHaveMarks) {
+  void remove(byte[] key, StoredIndexes record, boolean mayHaveMarks) {
     ctx.delete(Space.MESSAGES, key);
-    if (!record.getKey().isEmpty()) {
-      byte[] index = StorageKeys.messageKeyIndex(record.getTopic(), record.getKey());
+    if (!record.key().isEmpty()) {
+      byte[] index = StorageKeys.messageKeyIndex(record.topic(), record.key());
       if (Arrays.equals(ctx.get(Space.INDEX, index), key)) {
         ctx.delete(Space.INDEX, index);
       }
     }
-    if (record.getExpireMs() > 0) {
-      ctx.delete(Space.INDEX, StorageKeys.expiry(record.getTopic(), record.getExpireMs(), record.getEventId()));
+    if (record.expireMs() > 0) {
+      ctx.delete(Space.INDEX, StorageKeys.expiry(record.topic(), record.expireMs(), record.eventId()));
     }
-    NackDelayApply.removeMarks(ctx, key, record);
-    if (mayHaveMarks && book.groups(record.getTopic()).size() > 1) {
+    NackDelayApply.removeMarks(ctx, key, record.nackDelayed());
+    if (mayHaveMarks && book.groups(record.topic()).size() > 1) {
       for (byte[] mark : ctx.keysWithPrefix(Space.INDEX, StorageKeys.ackMarkPrefix(key))) {
         ctx.delete(Space.INDEX, mark);
       }
     }
-    book.addPending(record.getTopic(), -1);
+    book.addPending(record.topic(), -1);
   }
 }
