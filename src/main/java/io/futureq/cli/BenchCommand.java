@@ -77,8 +77,12 @@ final class BenchCommand implements Callable<Integer> {
   @Option(names = "--producers", defaultValue = "2", description = "Producer threads (default ${DEFAULT-VALUE}).")
   int producers;
 
-  @Option(names = "--consumers", defaultValue = "2", description = "Consumers in the group (default ${DEFAULT-VALUE}).")
+  @Option(names = "--consumers", defaultValue = "2", description = "Consumers in each group (default ${DEFAULT-VALUE}).")
   int consumers;
+
+  @Option(names = "--groups", defaultValue = "1", description = "Consumer groups on the topic, each receiving every "
+      + "message (default ${DEFAULT-VALUE}).")
+  int groups;
 
   @Option(names = "--batch", defaultValue = "100",
       description = "Messages per publish request (default ${DEFAULT-VALUE}).")
@@ -157,10 +161,10 @@ final class BenchCommand implements Callable<Integer> {
   }
 
   private BenchRun.Plan plan() {
-    if (messages < 1 || payload < 0 || producers < 1 || consumers < 0 || batch < 1 || maxInFlight < 1
+    if (messages < 1 || payload < 0 || producers < 1 || consumers < 0 || groups < 1 || batch < 1 || maxInFlight < 1
         || warmup < 0) {
-      throw new CommandLine.ParameterException(spec.commandLine(), "--messages, --producers, --consumers, --batch "
-          + "and --max-in-flight must be positive, --payload and --warmup >= 0");
+      throw new CommandLine.ParameterException(spec.commandLine(), "--messages, --producers, --consumers, --groups, "
+          + "--batch and --max-in-flight must be positive, --payload and --warmup >= 0");
     }
     Duration min = delayMin != null ? delayMin : burst ? DEFAULT_BURST_LEAD : DEFAULT_DELAY_MIN;
     if (!burst && delayMax.compareTo(min) < 0) {
@@ -173,7 +177,7 @@ final class BenchCommand implements Callable<Integer> {
       throw new CommandLine.ParameterException(spec.commandLine(), "--ack-level must be NONE, LEADER or QUORUM");
     }
     String name = topic != null ? topic : "bench-" + UUID.randomUUID().toString().substring(0, 8);
-    return new BenchRun.Plan(name, "bench", messages, payload, min, burst ? min : delayMax, burst, producers,
+    return new BenchRun.Plan(name, "bench", groups, messages, payload, min, burst ? min : delayMax, burst, producers,
         publishOnly ? 0 : consumers, batch, maxInFlight, level, extraWait);
   }
 

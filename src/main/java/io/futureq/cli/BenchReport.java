@@ -8,7 +8,8 @@ import org.HdrHistogram.ConcurrentHistogram;
 /**
  * What {@code futureq bench} prints, as text or as one JSON object with the same figures. CPU figures cover the
  * measured run only (publish, deliveries and acks, not the warm-up); per message means per message received, or
- * per message published when nothing was consumed. {@code brokerPid} and {@code brokerCpuNanos} are null without
+ * per message published when nothing was consumed (with several groups, a message counts once per group that
+ * received it). {@code brokerPid} and {@code brokerCpuNanos} are null without
  * {@code --broker-pid}. {@code brokerLateness} is the broker's own measure of the group's first deliveries (send
  * time minus due time), null when it could not be read.
  */
@@ -31,10 +32,10 @@ record BenchReport(BenchRun.Result run, int warmupMessages, long clientCpuNanos,
     BenchRun.Plan p = run.plan();
     ConcurrentHistogram h = run.lateness();
     StringBuilder s = new StringBuilder();
-    s.append(String.format(Locale.ROOT, "topic %s: %d messages of %d bytes, %s, ack level %s%n", p.topic(),
+    s.append(String.format(Locale.ROOT, "topic %s: %d messages of %d bytes, %s, ack level %s%s%n", p.topic(),
         p.messages(), p.payloadBytes(), p.burst() ? "burst due " + p.delayMin().toMillis()
         + " ms after publishing starts" : "delays " + p.delayMin().toMillis() + "-" + p.delayMax().toMillis() + "ms",
-        p.ackLevel()));
+        p.ackLevel(), p.groups() > 1 ? ", " + p.groups() + " groups (each receives every message)" : ""));
     if (warmupMessages > 0) {
       s.append(String.format(Locale.ROOT, "warm-up: %d messages on topic %s first, figures discarded%n",
           warmupMessages, p.warmup(warmupMessages).topic()));
@@ -78,11 +79,11 @@ record BenchReport(BenchRun.Result run, int warmupMessages, long clientCpuNanos,
         p.ackLevel().name().replace("ACK_LEVEL_", ""), run.published(), run.publishErrors(), run.publishRate(),
         run.received(), run.consumeRate(), run.duplicates(), run.missing(), run.burstDrainMs().orElse(0),
         ms(h, 50), ms(h, 90), ms(h, 99), ms(h, 99.9), h.getMaxValue() / 1000.0);
-    return existing + String.format(Locale.ROOT, ",\"warmup_messages\":%d,\"burst_lead_ms\":%s,"
+    return existing + String.format(Locale.ROOT, ",\"groups\":%d,\"warmup_messages\":%d,\"burst_lead_ms\":%s,"
         + "\"stored_before_due\":%s,\"burst_publish_margin_ms\":%s,\"burst_drain_ms\":%s,\"client_cpu_s\":%.3f,"
         + "\"client_cpu_us_per_msg\":%s,\"broker_pid\":%s,\"broker_cpu_s\":%s,\"broker_cpu_us_per_msg\":%s,"
         + "\"broker_lateness_ms\":%s}",
-        warmupMessages, p.burst() ? Long.toString(p.delayMin().toMillis()) : "null",
+        p.groups(), warmupMessages, p.burst() ? Long.toString(p.delayMin().toMillis()) : "null",
         p.burst() ? Boolean.toString(run.storedBeforeDue()) : "null", orNull(run.burstMarginMs()),
         orNull(run.burstDrainMs()), clientCpuNanos / 1e9, perMessage(clientCpuNanos),
         brokerPid == null ? "null" : brokerPid.toString(),

@@ -27,21 +27,30 @@ final class BenchRun {
   /** Longest delay of the warm-up's messages: short, so the warm-up ends soon after its publishing. */
   static final Duration WARMUP_MAX_DELAY = Duration.ofSeconds(1);
 
-  record Plan(String topic, String group, int messages, int payloadBytes, Duration delayMin, Duration delayMax,
-      boolean burst, int producers, int consumers, int batch, int maxInFlight,
+  /**
+   * @param group the first group's name; further groups ({@code groups} > 1) are named {@code group-2} and on
+   * @param consumers consumers in each group
+   */
+  record Plan(String topic, String group, int groups, int messages, int payloadBytes, Duration delayMin,
+      Duration delayMax, boolean burst, int producers, int consumers, int batch, int maxInFlight,
       io.futureq.api.grpc.AckLevel ackLevel, Duration extraWait) {
     /**
      * The warm-up for this plan: the same producers, batch, credit, payload and ack level on its own topic, due
      * 0-1 s after publishing. It always has consumers, so it leaves nothing stored, even before a publish-only run.
      */
     Plan warmup(int warmupMessages) {
-      return new Plan(topic + "-warmup", group, warmupMessages, payloadBytes, Duration.ZERO, WARMUP_MAX_DELAY, false,
-          producers, Math.max(1, consumers), batch, maxInFlight, ackLevel, extraWait);
+      return new Plan(topic + "-warmup", group, groups, warmupMessages, payloadBytes, Duration.ZERO, WARMUP_MAX_DELAY,
+          false, producers, Math.max(1, consumers), batch, maxInFlight, ackLevel, extraWait);
+    }
+
+    String groupName(int g) {
+      return g == 0 ? group : group + "-" + (g + 1);
     }
   }
 
   /**
-   * What a run measured. Instants are Unix milliseconds; {@code burstDueMs} is 0 outside burst mode and
+   * What a run measured; {@code received}, {@code duplicates} and {@code missing} add up over the groups (a message
+   * is received once per group). Instants are Unix milliseconds; {@code burstDueMs} is 0 outside burst mode and
    * {@code lastAckMs} 0 when no publish was acked.
    */
   record Result(Plan plan, long publishNanos, long published, long publishErrors, long received, long duplicates,
@@ -75,7 +84,8 @@ final class BenchRun {
   private final Plan plan;
   private final PrintWriter progress;
   private final String label;
-  private final Set<String> seen;
+  /** The message ids each group received. */
+  private final List<Set<String>> seen = new ArrayList<>();
   private final AtomicLong duplicates = new AtomicLong();
   /** Acked publishes when ids are not tracked (publish-only runs). */
   private final AtomicLong acked = new AtomicLong();
@@ -89,7 +99,9 @@ final class BenchRun {
     this.client = client;
     this.plan = plan;
     // Sized up front: rehashing millions of ids would be measured as consumer time.
-    this.seen = ConcurrentHashMap.newKeySet(plan.consumers() == 0 ? 16 : plan.messages() * 2);
+    for (int g = 0; g < plan.groups(); g++) {
+      seen.add(ConcurrentHashMap.newKeySet(plan.consumers() == 0 ? 16 : plan.messages() * 2));
+    }
     this.progress = progress;
     this.label = label;
   }
@@ -122,20 +134,26 @@ final class BenchRun {
     }
     awaitDeliveries(published, burstDue);
     consumers.forEach(FutureQConsumer::close);
-    long missing = published.stream().filter(id -> !seen.contains(id)).count();
+    long missing = 0;
+    long received = 0;
+    for (Set<String> group : seen) {
+      missing += published.stream().filter(id -> !group.contains(id)).count();
+      received += group.size();
+    }
     clearProgress();
-    return new Result(plan, publishNanos, published.size(), errors.get(), seen.size(), duplicates.get(), missing,
+    return new Result(plan, publishNanos, published.size(), errors.get(), received, duplicates.get(), missing,
         firstDelivery.get(), lastDelivery.get(), burstDue, lastAck.get(), lateness);
   }
 
   private List<FutureQConsumer> subscribe() throws InterruptedException {
     List<FutureQConsumer> consumers = new ArrayList<>();
-    for (int i = 0; i < plan.consumers(); i++) {
-      consumers.add(client.subscribe(plan.topic(), plan.group(), m -> {
+    for (int i = 0; i < plan.consumers() * plan.groups(); i++) {
+      Set<String> seenByGroup = seen.get(i / Math.max(1, plan.consumers()));
+      consumers.add(client.subscribe(plan.topic(), plan.groupName(i / plan.consumers()), m -> {
         // Microseconds: the wall clock reads finer than currentTimeMillis, and lateness is ms-sized.
         Instant at = Instant.now();
         long now = at.toEpochMilli();
-        if (!seen.add(m.messageId())) {
+        if (!seenByGroup.add(m.messageId())) {
           duplicates.incrementAndGet();
         }
         long nowUs = at.getEpochSecond() * 1_000_000L + at.getNano() / 1000;
@@ -160,9 +178,9 @@ final class BenchRun {
     long lastDue = plan.burst() ? Math.max(now, burstDue) : now + plan.delayMax().toMillis();
     long deadline = lastDue + plan.extraWait().toMillis();
     // Sizes first: a full containsAll every 200 ms would be measured as client CPU.
-    while ((seen.size() < published.size() || !seen.containsAll(published))
+    while (seen.stream().anyMatch(group -> group.size() < published.size() || !group.containsAll(published))
         && System.currentTimeMillis() < deadline) {
-      report("consuming", seen.size());
+      report("consuming", seen.stream().mapToLong(Set::size).min().orElse(0));
       Thread.sleep(200);
     }
     // A short grace period, so that a duplicate arriving just behind the last message is counted.

@@ -57,6 +57,19 @@ class BenchCommandTest {
   }
 
   @Test
+  void withSeveralGroupsEveryGroupReceivesEveryMessage() {
+    Cli.Result r = Cli.run("bench", "--server", server, "--messages", "1000", "--delay-min", "0s",
+        "--delay-max", "200ms", "--groups", "3", "--consumers", "1", "--warmup", "0", "--json");
+    assertEquals(0, r.exit(), r.toString());
+    String json = r.out().trim();
+    assertEquals("3", field(json, "groups"), json);
+    assertEquals("1000", field(json, "published"), json);
+    assertEquals("3000", field(json, "received"), json);
+    assertEquals("0", field(json, "missing"), json);
+    assertEquals("0", field(json, "duplicates"), json);
+  }
+
+  @Test
   void burstStoredBeforeItsDueInstantReportsItsDrain() {
     // --delay-max is below the lead: ignored with --burst.
     Cli.Result r = Cli.run("bench", "--server", server, "--messages", "1000", "--burst", "--delay-min", "5s",
