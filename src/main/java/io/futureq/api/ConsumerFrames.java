@@ -1,11 +1,13 @@
 package io.futureq.api;
 
 import io.futureq.api.grpc.ConsumerFrame;
+import com.google.protobuf.UnsafeByteOperations;
 import io.futureq.api.grpc.Delivery;
 import io.futureq.api.grpc.DeliveryFrame;
 import io.futureq.api.grpc.Subscribed;
 import io.futureq.api.grpc.TagRange;
 import io.futureq.group.GroupDelivery;
+import io.futureq.storage.MessageIds;
 import io.futureq.group.SubscriberSession;
 import io.futureq.group.TagRanges;
 import io.futureq.log.proto.StoredMessage;
@@ -97,7 +99,8 @@ final class ConsumerFrames {
     int bytes = 0;
     for (GroupDelivery d : emit.deliveries()) {
       StoredMessage m = d.message().message();
-      Delivery.Builder delivery = Delivery.newBuilder().setDeliveryTag(d.tag()).setMessageId(d.message().id())
+      Delivery.Builder delivery = Delivery.newBuilder().setDeliveryTag(d.tag())
+          .setMessageIdBytes(UnsafeByteOperations.unsafeWrap(MessageIds.asciiOf(d.message().storageKey())))
           .setKey(m.getKey()).setPayload(m.getPayload()).setDueAtUnixMs(m.getDueMs())
           .setEnqueuedAtUnixMs(m.getEnqueuedMs()).setAttempt(d.attempt());
       if (m.getHeadersCount() > 0) {

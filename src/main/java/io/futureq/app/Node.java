@@ -113,7 +113,7 @@ public final class Node implements AutoCloseable {
         metrics = MetricsServer.start(settings.metrics(), settings.config());
       }
       // Gauges of stored topics are set from the store now, not at their first change, so they are there from start.
-      StoredTopics.forEach(store, meta -> TopicMetrics.pending(meta.getName()).update(meta.getPending()));
+      StoredTopics.forEach(store, meta -> TopicMetrics.of(meta.getName()).pending.update(meta.getPending()));
       system = ActorSystem.create(Behaviors.empty(), "futureq",
           ClusterBootstrapConfig.overlay(settings.cluster())
               .withFallback(RemotingTls.overlay(settings.cluster().tls()))

@@ -107,7 +107,7 @@ final class TopicBook {
   void commitTouched() {
     touchedDropped.stream().filter(t -> !touchedPending.containsKey(t)).forEach(pending::remove);
     pending.putAll(touchedPending);
-    touchedPending.forEach((topic, count) -> TopicMetrics.pending(topic).update(count));
+    touchedPending.forEach((topic, count) -> TopicMetrics.of(topic).pending.update(count));
     groups.putAll(touchedGroups);
     dropTouched();
   }

@@ -12,8 +12,23 @@ public final class MessageIds {
 
   private MessageIds() {}
 
+  private static final byte[] DIGITS = "0123456789abcdef".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
   public static String of(byte[] storageKey) {
     return HEX.formatHex(storageKey, 8, StorageKeys.MESSAGE_KEY_LENGTH);
+  }
+
+  /**
+   * The id of {@link #of} as its ASCII bytes, written straight from the key: a delivery's id goes on the wire
+   * without building a String and encoding it again.
+   */
+  public static byte[] asciiOf(byte[] storageKey) {
+    byte[] out = new byte[2 * (StorageKeys.MESSAGE_KEY_LENGTH - 8)];
+    for (int i = 8, o = 0; i < StorageKeys.MESSAGE_KEY_LENGTH; i++) {
+      out[o++] = DIGITS[(storageKey[i] >> 4) & 0xF];
+      out[o++] = DIGITS[storageKey[i] & 0xF];
+    }
+    return out;
   }
 
   /**

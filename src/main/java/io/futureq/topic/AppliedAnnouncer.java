@@ -49,7 +49,7 @@ public final class AppliedAnnouncer implements EventLog.AppliedListener {
     } else if (result instanceof CommandResult.DeadLettered dl && dl.copy() != null) {
       announceStored(index, List.of(dl.copy()));
     } else if (result instanceof CommandResult.Cancelled c && c.existed()) {
-      TopicMetrics.cancelled(c.topic()).increment();
+      TopicMetrics.of(c.topic()).cancelled.increment();
       tell(c.topic(), new TopicEntity.MessagesRemoved(List.of(c.storageKey())));
     } else if (result instanceof CommandResult.Removed r && r.reason() == CommandResult.Reason.EXPIRED
         && !r.storageKeys().isEmpty()) {
@@ -94,7 +94,7 @@ public final class AppliedAnnouncer implements EventLog.AppliedListener {
       }
     }
     byTopic.forEach((topic, messages) -> {
-      TopicMetrics.published(topic).increment(messages.size());
+      TopicMetrics.of(topic).published.increment(messages.size());
       tell(topic, new TopicEntity.MessagesStored(index, messages));
     });
   }

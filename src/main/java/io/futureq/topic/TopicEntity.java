@@ -395,7 +395,7 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
       getContext().getLog().warn("removing expired messages of topic {} failed; retrying", topic, done.failure());
       next = System.currentTimeMillis() + tc.settings().retryBackoff().toMillis();
     } else {
-      TopicMetrics.expired(topic).increment(done.count());
+      TopicMetrics.of(topic).expired.increment(done.count());
     }
     boolean again = done.more() || rescanExpiry;
     rescanExpiry = false;

@@ -18,6 +18,15 @@ class MessageIdsTest {
   }
 
   @Test
+  void theIdsAsciiBytesAreTheIdItself() {
+    java.util.Random random = new java.util.Random(7);
+    for (int i = 0; i < 1_000; i++) {
+      byte[] key = StorageKeys.message(random.nextLong(), random.nextLong(), random.nextLong());
+      assertEquals(MessageIds.of(key), new String(MessageIds.asciiOf(key), java.nio.charset.StandardCharsets.US_ASCII));
+    }
+  }
+
+  @Test
   void idWithItsTopicGivesBackTheStorageKey() {
     long hash = StorageKeys.topicHash("orders");
     for (long[] parts : new long[][] {{0, 1}, {-1L, -1L}, {Long.MIN_VALUE, 0x80}, {12345, 67890}}) {
