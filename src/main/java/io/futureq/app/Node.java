@@ -37,6 +37,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.UnaryOperator;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.CoordinatedShutdown;
@@ -161,7 +162,10 @@ public final class Node implements AutoCloseable {
     TopicRouter router = new TopicRouter(sharding, askTimeout);
     LogMetrics logMetrics = new LogMetrics();
     LocalTopics localTopics = new LocalTopics();
-    AppliedAnnouncer announcer = new AppliedAnnouncer(router, localTopics, clustered);
+    // The Raft log is started with the announcer as its listener, so the announcer asks it through this holder.
+    AtomicReference<RaftEventLog> raftLogHolder = new AtomicReference<>();
+    AppliedAnnouncer announcer = new AppliedAnnouncer(router, localTopics, clustered,
+        () -> !clustered || (raftLogHolder.get() != null && raftLogHolder.get().leading()));
     WriteQueueLimit writeLimit = new WriteQueueLimit(settings.storage().maxQueuedCommands(),
         settings.storage().maxQueuedBytes());
     // Only the write leader appends to the log (one entry at a time), and the replicas' barriers: the limit
@@ -170,6 +174,7 @@ public final class Node implements AutoCloseable {
     RaftEventLog raftLog = clustered ? RaftEventLog.start(settings.raft(), store, stateMachine,
         settings.storage().groupCommitMaxCommands(), unlimited, announcer, logMetrics::recordCommit,
         cause -> replicaFailed(system, settings.cluster().nodeId(), cause)) : null;
+    raftLogHolder.set(raftLog);
     EventLog log = clustered ? raftLog : new LocalEventLog(store, stateMachine, settings.storage().fsync(),
         settings.storage().groupCommitMaxCommands(), unlimited, announcer, logMetrics::recordCommit);
     EventLog eventLog = WritePath.start(system, settings, log, raftLog, store, writeLimit);

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,15 +22,20 @@ public final class AppliedAnnouncer implements EventLog.AppliedListener {
   private final TopicRouter router;
   private final LocalTopics localTopics;
   private final boolean replicated;
+  private final BooleanSupplier counts;
 
   /**
    * @param replicated true when every node applies every entry (Raft): then only entities hosted
    *     here are told, since each entity must hear of messages from the replica it reads
+   * @param counts whether this replica counts what it applies in the cluster-wide counters
+   *     ({@code futureq_published_total}, {@code futureq_cancelled_total}) now: always standalone, only while
+   *     leading the Raft group in a cluster, so that each message is counted once, not once per replica
    */
-  public AppliedAnnouncer(TopicRouter router, LocalTopics localTopics, boolean replicated) {
+  public AppliedAnnouncer(TopicRouter router, LocalTopics localTopics, boolean replicated, BooleanSupplier counts) {
     this.router = router;
     this.localTopics = localTopics;
     this.replicated = replicated;
+    this.counts = counts;
   }
 
   private void tell(String topic, TopicEntity.Command command) {
@@ -49,7 +55,9 @@ public final class AppliedAnnouncer implements EventLog.AppliedListener {
     } else if (result instanceof CommandResult.DeadLettered dl && dl.copy() != null) {
       announceStored(index, List.of(dl.copy()));
     } else if (result instanceof CommandResult.Cancelled c && c.existed()) {
-      TopicMetrics.of(c.topic()).cancelled.increment();
+      if (counts.getAsBoolean()) {
+        TopicMetrics.of(c.topic()).cancelled.increment();
+      }
       tell(c.topic(), new TopicEntity.MessagesRemoved(List.of(c.storageKey())));
     } else if (result instanceof CommandResult.Removed r && r.reason() == CommandResult.Reason.EXPIRED
         && !r.storageKeys().isEmpty()) {
@@ -93,8 +101,11 @@ public final class AppliedAnnouncer implements EventLog.AppliedListener {
             .add(new DueMessage(ref.storageKey(), ref.message()));
       }
     }
+    boolean count = counts.getAsBoolean();
     byTopic.forEach((topic, messages) -> {
-      TopicMetrics.of(topic).published.increment(messages.size());
+      if (count) {
+        TopicMetrics.of(topic).published.increment(messages.size());
+      }
       tell(topic, new TopicEntity.MessagesStored(index, messages));
     });
   }

@@ -1,11 +1,18 @@
 package io.futureq.cluster;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.futureq.client.FutureQClient;
+import io.futureq.client.FutureQProducer;
+import io.futureq.client.OutgoingMessage;
+import io.futureq.client.ProducerOptions;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -32,10 +39,11 @@ class ClusterProcessE2ETest {
   void killingTheLeaderLosesNoMessageAckedAtQuorumAndEveryProducerResumes() throws Exception {
     // FutureQ's own failure-detector and split-brain settings (conf/futureq.conf); scripts/failover-bench.sh
     // measures the same probe over many kills.
-    try (ClusterProcesses nodes = new ClusterProcesses(dir, List.of()).startAll();
+    try (ClusterProcesses nodes = new ClusterProcesses(dir, List.of("futureq.metrics.enabled = true")).startAll();
         FailoverProbe probe = new FailoverProbe(nodes).start()) {
       int leader = nodes.leader(0);
       assertTrue(leader >= 0, "no Raft leader after start-up");
+      publishedIsCountedOnceInTheCluster(nodes);
       Thread.sleep(1000);
       FailoverProbe.Stages leaderKill = probe.killAndMeasure(leader, DELIVERY_BOUND, false);
       System.out.println(leaderKill);
@@ -45,6 +53,30 @@ class ClusterProcessE2ETest {
       assertTrue(lost.isEmpty(), "acknowledged at QUORUM but never delivered: " + lost);
       assertTrue(probe.ackedCount() > 100, "only " + probe.ackedCount() + " publishes were acknowledged");
     }
+  }
+
+  /**
+   * Every replica applies every message; the cluster's {@code futureq_published_total} summed over its nodes
+   * (as a dashboard does) counts each once. It counted each once per replica before.
+   */
+  private static void publishedIsCountedOnceInTheCluster(ClusterProcesses nodes) throws Exception {
+    int count = 200;
+    try (FutureQClient client = nodes.client(1); FutureQProducer producer = client.producer(ProducerOptions.defaults())) {
+      List<CompletableFuture<?>> acks = new ArrayList<>();
+      for (int i = 0; i < count; i++) {
+        acks.add(producer.send(OutgoingMessage.to("counted").payload(new byte[10]).delay(Duration.ofHours(1)).build())
+            .toCompletableFuture());
+      }
+      CompletableFuture.allOf(acks.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+    }
+    // Prometheus sees Kamon's figures as of its last tick (5 s): wait for the count to show, then a tick more
+    // for any replica that counted too.
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (nodes.publishedCount("counted") < count && System.nanoTime() < deadline) {
+      Thread.sleep(500);
+    }
+    Thread.sleep(6_000);
+    assertEquals(count, nodes.publishedCount("counted"), "futureq_published_total summed over the nodes");
   }
 
   private static void assertResumed(FailoverProbe.Stages stages) {

@@ -25,6 +25,7 @@ final class ClusterProcesses implements AutoCloseable {
   private final int[] grpc = new int[SIZE];
   private final int[] management = new int[SIZE];
   private final int[] raft = new int[SIZE];
+  private final int[] metrics = new int[SIZE];
   private final Process[] processes = new Process[SIZE];
   private final int[] starts = new int[SIZE];
 
@@ -32,11 +33,12 @@ final class ClusterProcesses implements AutoCloseable {
   ClusterProcesses(Path dir, List<String> extraSettings) {
     this.dir = dir;
     this.extraSettings = List.copyOf(extraSettings);
-    int[] ports = ClusterNodes.distinctFreePorts(3 * SIZE);
+    int[] ports = ClusterNodes.distinctFreePorts(4 * SIZE);
     for (int i = 0; i < SIZE; i++) {
-      grpc[i] = ports[3 * i];
-      management[i] = ports[3 * i + 1];
-      raft[i] = ports[3 * i + 2];
+      grpc[i] = ports[4 * i];
+      management[i] = ports[4 * i + 1];
+      raft[i] = ports[4 * i + 2];
+      metrics[i] = ports[4 * i + 3];
     }
   }
 
@@ -63,7 +65,8 @@ final class ClusterProcesses implements AutoCloseable {
     List<String> lines = new ArrayList<>(List.of(
         "futureq.node-id = node-" + (i + 1),
         "futureq.api { host = 127.0.0.1, port = " + grpc[i] + " }",
-        "futureq.metrics.enabled = false",
+        // Off unless extraSettings turns it on; the port is the node's own either way.
+        "futureq.metrics { enabled = false, host = 127.0.0.1, port = " + metrics[i] + " }",
         "futureq.management.port = " + management[i],
         "futureq.storage.data-dir = \"" + dir.resolve("node-" + (i + 1) + "/store") + "\"",
         "futureq.raft.storage-dir = \"" + dir.resolve("node-" + (i + 1) + "/raft") + "\"",
@@ -127,6 +130,40 @@ final class ClusterProcesses implements AutoCloseable {
   /** A client of node {@code i} only (no discovery), so that what it sees is that node's doing. */
   FutureQClient client(int i) {
     return FutureQClient.builder().target(address(i)).discoveryInterval(Duration.ZERO).build();
+  }
+
+  /** Node {@code i}'s Prometheus port (serving only with {@code futureq.metrics.enabled = true} in the extra settings). */
+  int metricsPort(int i) {
+    return metrics[i];
+  }
+
+  /**
+   * {@code futureq_published_total} of {@code topic} summed over the live nodes' Prometheus endpoints (0 where it
+   * is not there yet, or a node does not answer).
+   */
+  long publishedCount(String topic) {
+    HttpClient http = HttpClient.newHttpClient();
+    long sum = 0;
+    for (int i = 0; i < SIZE; i++) {
+      if (!alive(i)) {
+        continue;
+      }
+      try {
+        String body = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + metrics[i] + "/metrics"))
+            .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString()).body();
+        for (String line : body.split("\n")) {
+          if (line.startsWith("futureq_published_total{") && line.contains("topic=\"" + topic + "\"")) {
+            sum += (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+          }
+        }
+      } catch (IOException e) {
+        // not serving: counts nothing
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return sum;
+      }
+    }
+    return sum;
   }
 
   String address(int i) {

@@ -189,6 +189,19 @@ public final class RaftEventLog implements EventLog {
     return status().leaderId().isEmpty() ? "no Raft leader known" : null;
   }
 
+  /**
+   * Whether this replica leads the Raft group now. Cluster-wide counters count an applied entry on the leader
+   * only, so that the cluster counts it once, not once per replica.
+   */
+  public boolean leading() {
+    try {
+      DivisionInfo info = server.getDivision(RaftServerFactory.GROUP_ID).getInfo();
+      return info.isAlive() && info.isLeader();
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
   /** What this node knows of the group now; {@link RaftStatus.Role#STOPPED} once closed or failed. */
   public RaftStatus status() {
     try {
