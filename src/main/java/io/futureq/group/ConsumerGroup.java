@@ -8,11 +8,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -119,14 +117,13 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
   private final GroupContext gc;
   private final DueBuffer feed;
   private final GroupMetrics metrics;
-  private final CreditRoundRobin<ActorRef<SubscriberSession.Command>> consumers = new CreditRoundRobin<>();
-  private final InFlightTable<ActorRef<SubscriberSession.Command>> inFlight = new InFlightTable<>();
+  private final CreditRoundRobin<LiveConsumer> consumers = new CreditRoundRobin<>();
+  private final InFlightTable<LiveConsumer> inFlight = new InFlightTable<>();
+  /** The consumers by their session: acks, nacks and departures name the session. */
+  private final Map<ActorRef<SubscriberSession.Command>, LiveConsumer> bySession = new HashMap<>();
+  /** Consumers with deliveries queued in the current pump. */
+  private final List<LiveConsumer> queued = new ArrayList<>();
   private final RequeueQueue requeue = new RequeueQueue();
-  private final Map<ActorRef<SubscriberSession.Command>, List<GroupDelivery>> outbox = new LinkedHashMap<>();
-  /** Each consumer's next delivery tag: tags count up per consumer, so acks pack into ranges. */
-  private final Map<ActorRef<SubscriberSession.Command>, Long> nextTag = new HashMap<>();
-  /** Tags of deliveries that timed out, per consumer: their credit returns when the consumer answers them. */
-  private final Map<ActorRef<SubscriberSession.Command>, TreeSet<Long>> timedOut = new HashMap<>();
   private long inFlightTimerAt = Long.MAX_VALUE;
   private long requeueTimerAt = Long.MAX_VALUE;
   private final DeliveryLateness.Recorder lateness;
@@ -168,15 +165,16 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
   }
 
   private Behavior<Command> onAddConsumer(AddConsumer add) {
-    if (!consumers.contains(add.consumer()) && consumers.size() >= gc.maxConsumers()) {
+    if (!bySession.containsKey(add.consumer()) && consumers.size() >= gc.maxConsumers()) {
       add.consumer().tell(new SubscriberSession.Refuse(new SubscriberSession.Refusal(
           SubscriberSession.Reason.OVER_LIMIT, "init.group: group '" + gc.group() + "' of topic " + gc.topic()
           + " already has " + consumers.size() + " consumers, the limit (futureq.limits.max-consumers-per-group)")));
       return this;
     }
-    if (!consumers.contains(add.consumer())) {
-      consumers.add(add.consumer(), add.maxInFlight());
-      nextTag.put(add.consumer(), add.firstTag());
+    if (!bySession.containsKey(add.consumer())) {
+      LiveConsumer consumer = new LiveConsumer(add.consumer(), add.firstTag());
+      bySession.put(add.consumer(), consumer);
+      consumers.add(consumer, add.maxInFlight());
       getContext().watchWith(add.consumer(), new ConsumerLeft(add.consumer()));
     }
     return pump();
@@ -185,7 +183,7 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
   private Behavior<Command> onAck(AckDeliveries ack) {
     List<byte[]> done = new ArrayList<>();
     boolean keyed = false;
-    for (InFlightTable.Entry<ActorRef<SubscriberSession.Command>> entry : claim(ack.consumer(), ack.tags())) {
+    for (InFlightTable.Entry<LiveConsumer> entry : claim(ack.consumer(), ack.tags())) {
       done.add(entry.message.storageKey());
       keyed |= !entry.message.message().getKey().isEmpty();
     }
@@ -197,7 +195,7 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
   }
 
   private Behavior<Command> onNack(NackDeliveries nack) {
-    List<InFlightTable.Entry<ActorRef<SubscriberSession.Command>>> entries = claim(nack.consumer(), nack.tags());
+    List<InFlightTable.Entry<LiveConsumer>> entries = claim(nack.consumer(), nack.tags());
     metrics.nacked.increment(entries.size());
     long at = System.currentTimeMillis() + nack.requeueDelay().toMillis();
     List<Pending> delayed = new ArrayList<>();
@@ -221,15 +219,17 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
    * Takes the named deliveries out of flight for the consumer that acks or nacks them. Tags already
    * settled are ignored; a late answer to a timed-out delivery gives its credit back.
    */
-  private List<InFlightTable.Entry<ActorRef<SubscriberSession.Command>>> claim(
-      ActorRef<SubscriberSession.Command> consumer, TagRanges tags) {
-    List<InFlightTable.Entry<ActorRef<SubscriberSession.Command>>> claimed = new ArrayList<>();
-    TreeSet<Long> late = timedOut.get(consumer);
+  private List<InFlightTable.Entry<LiveConsumer>> claim(ActorRef<SubscriberSession.Command> session, TagRanges tags) {
+    LiveConsumer consumer = bySession.get(session);
+    if (consumer == null) {
+      return List.of();
+    }
+    List<InFlightTable.Entry<LiveConsumer>> claimed = new ArrayList<>();
     for (int r = 0; r < tags.size(); r++) {
       claimed.addAll(inFlight.removeRange(consumer, tags.first(r), tags.last(r)));
-      if (late != null) {
+      if (!consumer.timedOut.isEmpty()) {
         // A late answer to a timed-out delivery: the consumer is alive after all, its credit returns.
-        Set<Long> answered = late.subSet(tags.first(r), true, tags.last(r), true);
+        Set<Long> answered = consumer.timedOut.subSet(tags.first(r), true, tags.last(r), true);
         answered.forEach(t -> consumers.release(consumer));
         answered.clear();
       }
@@ -258,7 +258,7 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
     feed.onRemoved(removed.storageKeys());
     Set<ByteBuffer> keys = DueBuffer.keySet(removed.storageKeys());
     requeue.removeIf(p -> keys.contains(ByteBuffer.wrap(p.message().storageKey())));
-    List<InFlightTable.Entry<ActorRef<SubscriberSession.Command>>> gone =
+    List<InFlightTable.Entry<LiveConsumer>> gone =
         inFlight.removeMessages(m -> keys.contains(ByteBuffer.wrap(m.storageKey())));
     gone.forEach(e -> consumers.release(e.consumer));
     metrics.inFlight.decrement(gone.size());
@@ -279,15 +279,17 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
   private Behavior<Command> onDelete(Delete delete) {
     SubscriberSession.Refuse end = new SubscriberSession.Refuse(
         new SubscriberSession.Refusal(SubscriberSession.Reason.DELETED, delete.why()));
-    nextTag.keySet().forEach(consumer -> consumer.tell(end));
+    bySession.keySet().forEach(session -> session.tell(end));
     return Behaviors.stopped();
   }
 
   private Behavior<Command> onConsumerLeft(ConsumerLeft left) {
-    consumers.remove(left.consumer());
-    timedOut.remove(left.consumer());
-    nextTag.remove(left.consumer());
-    List<InFlightTable.Entry<ActorRef<SubscriberSession.Command>>> held = inFlight.removeConsumer(left.consumer());
+    LiveConsumer consumer = bySession.remove(left.consumer());
+    if (consumer == null) {
+      return this;
+    }
+    consumers.remove(consumer);
+    List<InFlightTable.Entry<LiveConsumer>> held = inFlight.removeConsumer(consumer);
     metrics.inFlight.decrement(held.size());
     for (int i = held.size() - 1; i >= 0; i--) {
       feed.ready.addFirst(new Pending(held.get(i).message, held.get(i).attempt));
@@ -313,13 +315,12 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
 
   private Behavior<Command> onInFlightDue(InFlightDue due) {
     inFlightTimerAt = Long.MAX_VALUE;
-    List<InFlightTable.Entry<ActorRef<SubscriberSession.Command>>> expired =
-        inFlight.removeExpired(System.currentTimeMillis());
+    List<InFlightTable.Entry<LiveConsumer>> expired = inFlight.removeExpired(System.currentTimeMillis());
     metrics.inFlight.decrement(expired.size());
-    for (InFlightTable.Entry<ActorRef<SubscriberSession.Command>> e : expired) {
+    for (InFlightTable.Entry<LiveConsumer> e : expired) {
       // The credit stays taken until the consumer answers that delivery: a consumer that stopped
       // reading runs out of credit instead of being handed the redeliveries again and again.
-      timedOut.computeIfAbsent(e.consumer, c -> new TreeSet<>()).add(e.tag);
+      e.consumer.timedOut.add(e.tag);
     }
     for (int i = expired.size() - 1; i >= 0; i--) {
       feed.ready.addFirst(new Pending(expired.get(i).message, expired.get(i).attempt));
@@ -369,12 +370,14 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
     return this;
   }
 
-  private void deliver(ActorRef<SubscriberSession.Command> consumer, Pending p, long now, long nowUs) {
-    long tag = nextTag.merge(consumer, 1L, Long::sum) - 1;
+  private void deliver(LiveConsumer consumer, Pending p, long now, long nowUs) {
     int attempt = p.deliveries() + 1;
     long deadline = now + gc.settings().inFlightTimeout().toMillis();
+    if (consumer.outbox.isEmpty()) {
+      queued.add(consumer);
+    }
+    long tag = consumer.queue(attempt, p.message());
     inFlight.add(new InFlightTable.Entry<>(consumer, tag, p.message(), attempt, deadline));
-    outbox.computeIfAbsent(consumer, c -> new ArrayList<>()).add(new GroupDelivery(tag, attempt, p.message()));
     metrics.delivered.increment();
     metrics.inFlight.increment();
     if (attempt == 1) {
@@ -391,8 +394,8 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
 
   /** One message per consumer per pump: deliveries travel in batches, not one actor message each. */
   private void sendOutbox() {
-    outbox.forEach((consumer, deliveries) -> consumer.tell(new SubscriberSession.Deliver(deliveries)));
-    outbox.clear();
+    queued.forEach(LiveConsumer::flush);
+    queued.clear();
   }
 
   private void deadLetter(Pending p, long now) {

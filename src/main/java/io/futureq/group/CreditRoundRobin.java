@@ -68,17 +68,30 @@ final class CreditRoundRobin<C> {
   /** Every consumer with credit, each taking one (fan-out). */
   List<C> takeEach() {
     List<C> out = new ArrayList<>();
-    for (Slot<C> slot : slots) {
-      if (slot.inFlight < slot.maxInFlight) {
-        slot.inFlight++;
-        out.add(slot.consumer);
-      }
-    }
+    takeEach(out::add);
     return out;
   }
 
+  /** As {@link #takeEach()}, handing each consumer to {@code each}: nothing is allocated per message. */
+  void takeEach(java.util.function.Consumer<C> each) {
+    for (int i = 0; i < slots.size(); i++) {
+      Slot<C> slot = slots.get(i);
+      if (slot.inFlight < slot.maxInFlight) {
+        slot.inFlight++;
+        each.accept(slot.consumer);
+      }
+    }
+  }
+
+  /** Checked before every delivery: a plain loop, no stream. */
   boolean anyCredit() {
-    return slots.stream().anyMatch(s -> s.inFlight < s.maxInFlight);
+    for (int i = 0; i < slots.size(); i++) {
+      Slot<C> slot = slots.get(i);
+      if (slot.inFlight < slot.maxInFlight) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Gives back one credit (an ack, nack or timeout of that consumer's delivery). */

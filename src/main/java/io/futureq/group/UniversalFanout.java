@@ -4,7 +4,6 @@ import io.futureq.metrics.GroupMetrics;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.pekko.Done;
@@ -36,10 +35,11 @@ public final class UniversalFanout extends AbstractBehavior<ConsumerGroup.Comman
   private final GroupContext gc;
   private final DueBuffer feed;
   private final GroupMetrics metrics;
-  private final CreditRoundRobin<ActorRef<SubscriberSession.Command>> subscribers = new CreditRoundRobin<>();
-  private final InFlightTable<ActorRef<SubscriberSession.Command>> inFlight = new InFlightTable<>();
-  private final Map<ActorRef<SubscriberSession.Command>, Long> nextTag = new HashMap<>();
-  private final Map<ActorRef<SubscriberSession.Command>, List<GroupDelivery>> outbox = new LinkedHashMap<>();
+  private final CreditRoundRobin<LiveConsumer> subscribers = new CreditRoundRobin<>();
+  private final InFlightTable<LiveConsumer> inFlight = new InFlightTable<>();
+  private final Map<ActorRef<SubscriberSession.Command>, LiveConsumer> bySession = new HashMap<>();
+  /** Subscribers with copies queued in the current pump. */
+  private final List<LiveConsumer> queued = new ArrayList<>();
   private final DeliveryLateness.Recorder lateness;
   private boolean inFlightTimerArmed;
   private final ReplicaCatchUp catchUp;
@@ -84,7 +84,7 @@ public final class UniversalFanout extends AbstractBehavior<ConsumerGroup.Comman
   }
 
   private Behavior<ConsumerGroup.Command> onAddConsumer(ConsumerGroup.AddConsumer add) {
-    if (subscribers.contains(add.consumer())) {
+    if (bySession.containsKey(add.consumer())) {
       return pump();
     }
     if (subscribers.size() >= gc.maxConsumers()) {
@@ -93,8 +93,9 @@ public final class UniversalFanout extends AbstractBehavior<ConsumerGroup.Comman
           + subscribers.size() + " universal subscribers, the limit (futureq.limits.max-consumers-per-group)")));
       return this;
     }
-    subscribers.add(add.consumer(), add.maxInFlight());
-    nextTag.put(add.consumer(), add.firstTag());
+    LiveConsumer subscriber = new LiveConsumer(add.consumer(), add.firstTag());
+    bySession.put(add.consumer(), subscriber);
+    subscribers.add(subscriber, add.maxInFlight());
     getContext().watchWith(add.consumer(), new ConsumerGroup.ConsumerLeft(add.consumer()));
     return pump();
   }
@@ -102,7 +103,7 @@ public final class UniversalFanout extends AbstractBehavior<ConsumerGroup.Comman
   private Behavior<ConsumerGroup.Command> onAck(ConsumerGroup.AckDeliveries ack) {
     List<byte[]> done = new ArrayList<>();
     boolean keyed = false;
-    for (InFlightTable.Entry<ActorRef<SubscriberSession.Command>> e : take(ack.consumer(), ack.tags())) {
+    for (InFlightTable.Entry<LiveConsumer> e : take(ack.consumer(), ack.tags())) {
       done.add(e.message.storageKey());
       keyed |= !e.message.message().getKey().isEmpty();
     }
@@ -119,9 +120,12 @@ public final class UniversalFanout extends AbstractBehavior<ConsumerGroup.Comman
     return pump();
   }
 
-  private List<InFlightTable.Entry<ActorRef<SubscriberSession.Command>>> take(
-      ActorRef<SubscriberSession.Command> consumer, TagRanges tags) {
-    List<InFlightTable.Entry<ActorRef<SubscriberSession.Command>>> taken = new ArrayList<>();
+  private List<InFlightTable.Entry<LiveConsumer>> take(ActorRef<SubscriberSession.Command> session, TagRanges tags) {
+    LiveConsumer consumer = bySession.get(session);
+    if (consumer == null) {
+      return List.of();
+    }
+    List<InFlightTable.Entry<LiveConsumer>> taken = new ArrayList<>();
     for (int r = 0; r < tags.size(); r++) {
       taken.addAll(inFlight.removeRange(consumer, tags.first(r), tags.last(r)));
     }
@@ -148,16 +152,18 @@ public final class UniversalFanout extends AbstractBehavior<ConsumerGroup.Comman
   }
 
   private Behavior<ConsumerGroup.Command> onSubscriberLeft(ConsumerGroup.ConsumerLeft left) {
-    subscribers.remove(left.consumer());
-    nextTag.remove(left.consumer());
-    metrics.inFlight.decrement(inFlight.removeConsumer(left.consumer()).size());
+    LiveConsumer subscriber = bySession.remove(left.consumer());
+    if (subscriber == null) {
+      return this;
+    }
+    subscribers.remove(subscriber);
+    metrics.inFlight.decrement(inFlight.removeConsumer(subscriber).size());
     return subscribers.isEmpty() ? Behaviors.stopped() : pump();
   }
 
   private Behavior<ConsumerGroup.Command> onInFlightDue(ConsumerGroup.InFlightDue due) {
     inFlightTimerArmed = false;
-    for (InFlightTable.Entry<ActorRef<SubscriberSession.Command>> e
-        : inFlight.removeExpired(System.currentTimeMillis())) {
+    for (InFlightTable.Entry<LiveConsumer> e : inFlight.removeExpired(System.currentTimeMillis())) {
       subscribers.release(e.consumer);
       metrics.inFlight.decrement();
     }
@@ -182,20 +188,22 @@ public final class UniversalFanout extends AbstractBehavior<ConsumerGroup.Comman
     while (subscribers.anyCredit() && (next = feed.nextDue(now)) != null) {
       Pending p = next;
       if (!p.message().expiredAt(now)) {
-        subscribers.takeEach().forEach(s -> copy(s, p, now, nowUs));
+        subscribers.takeEach(s -> copy(s, p, now, nowUs));
       }
     }
-    outbox.forEach((subscriber, copies) -> subscriber.tell(new SubscriberSession.Deliver(copies)));
-    outbox.clear();
+    queued.forEach(LiveConsumer::flush);
+    queued.clear();
     feed.askIfLow(!subscribers.isEmpty());
     return this;
   }
 
-  private void copy(ActorRef<SubscriberSession.Command> subscriber, Pending p, long now, long nowUs) {
-    long tag = nextTag.merge(subscriber, 1L, Long::sum) - 1;
+  private void copy(LiveConsumer subscriber, Pending p, long now, long nowUs) {
     long deadline = now + gc.settings().inFlightTimeout().toMillis();
+    if (subscriber.outbox.isEmpty()) {
+      queued.add(subscriber);
+    }
+    long tag = subscriber.queue(1, p.message());
     inFlight.add(new InFlightTable.Entry<>(subscriber, tag, p.message(), 1, deadline));
-    outbox.computeIfAbsent(subscriber, s -> new ArrayList<>()).add(new GroupDelivery(tag, 1, p.message()));
     metrics.delivered.increment();
     metrics.inFlight.increment();
     lateness.record(nowUs, p.message().message().getDueMs());
