@@ -9,9 +9,10 @@ import org.HdrHistogram.ConcurrentHistogram;
  * What {@code futureq bench} prints, as text or as one JSON object with the same figures. CPU figures cover the
  * measured run only (publish, deliveries and acks, not the warm-up); per message means per message received, or
  * per message published when nothing was consumed (with several groups, a message counts once per group that
- * received it). {@code brokerPid} and {@code brokerCpuNanos} are null without
- * {@code --broker-pid}. {@code brokerLateness} is the broker's own measure of the group's first deliveries (send
- * time minus due time), null when it could not be read.
+ * received it). {@code brokerPid} and {@code brokerCpuNanos} are null without {@code --broker-pid}.
+ * {@code publish_latency_ms} runs from each send call to its acknowledgement, as the producer sees it (its batching,
+ * and a send held back by its window, included). {@code brokerLateness} is the broker's own measure of the group's
+ * first deliveries (send time minus due time), null when it could not be read.
  */
 record BenchReport(BenchRun.Result run, int warmupMessages, long clientCpuNanos, Long brokerPid,
     Long brokerCpuNanos, Lateness brokerLateness) {
@@ -40,8 +41,10 @@ record BenchReport(BenchRun.Result run, int warmupMessages, long clientCpuNanos,
       s.append(String.format(Locale.ROOT, "warm-up: %d messages on topic %s first, figures discarded%n",
           warmupMessages, p.warmup(warmupMessages).topic()));
     }
-    s.append(String.format(Locale.ROOT, "publish: %d acked, %d failed, %.0f msg/s%n", run.published(),
-        run.publishErrors(), run.publishRate()));
+    ConcurrentHistogram pl = run.publishLatency();
+    s.append(String.format(Locale.ROOT, "publish: %d acked, %d failed, %.0f msg/s; send to ack ms: p50 %.1f  p99 %.1f"
+        + "  max %.1f%n", run.published(), run.publishErrors(), run.publishRate(), ms(pl, 50), ms(pl, 99),
+        pl.getMaxValue() / 1000.0));
     s.append(String.format(Locale.ROOT, "consume: %d received, %.0f msg/s, %d duplicates, %d missing%n",
         run.received(), run.consumeRate(), run.duplicates(), run.missing()));
     if (burstWarning() != null) {
@@ -82,13 +85,22 @@ record BenchReport(BenchRun.Result run, int warmupMessages, long clientCpuNanos,
     return existing + String.format(Locale.ROOT, ",\"groups\":%d,\"warmup_messages\":%d,\"burst_lead_ms\":%s,"
         + "\"stored_before_due\":%s,\"burst_publish_margin_ms\":%s,\"burst_drain_ms\":%s,\"client_cpu_s\":%.3f,"
         + "\"client_cpu_us_per_msg\":%s,\"broker_pid\":%s,\"broker_cpu_s\":%s,\"broker_cpu_us_per_msg\":%s,"
-        + "\"broker_lateness_ms\":%s}",
+        + "\"broker_lateness_ms\":%s,\"publish_latency_ms\":%s}",
         p.groups(), warmupMessages, p.burst() ? Long.toString(p.delayMin().toMillis()) : "null",
         p.burst() ? Boolean.toString(run.storedBeforeDue()) : "null", orNull(run.burstMarginMs()),
         orNull(run.burstDrainMs()), clientCpuNanos / 1e9, perMessage(clientCpuNanos),
         brokerPid == null ? "null" : brokerPid.toString(),
         brokerCpuNanos == null ? "null" : String.format(Locale.ROOT, "%.3f", brokerCpuNanos / 1e9),
-        brokerCpuNanos == null ? "null" : perMessage(brokerCpuNanos), brokerLatenessJson());
+        brokerCpuNanos == null ? "null" : perMessage(brokerCpuNanos), brokerLatenessJson(), publishLatencyJson());
+  }
+
+  private String publishLatencyJson() {
+    ConcurrentHistogram h = run.publishLatency();
+    if (h.getTotalCount() == 0) {
+      return "null";
+    }
+    return String.format(Locale.ROOT, "{\"p50\":%.3f,\"p90\":%.3f,\"p99\":%.3f,\"p99_9\":%.3f,\"max\":%.3f}",
+        ms(h, 50), ms(h, 90), ms(h, 99), ms(h, 99.9), h.getMaxValue() / 1000.0);
   }
 
   private String brokerLatenessJson() {

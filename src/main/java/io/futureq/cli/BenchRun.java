@@ -49,13 +49,14 @@ final class BenchRun {
   }
 
   /**
-   * What a run measured; {@code received}, {@code duplicates} and {@code missing} add up over the groups (a message
+   * What a run measured; {@code publishLatency} is each send's time to its acknowledgement (failures included);
+   * {@code received}, {@code duplicates} and {@code missing} add up over the groups (a message
    * is received once per group). Instants are Unix milliseconds; {@code burstDueMs} is 0 outside burst mode and
    * {@code lastAckMs} 0 when no publish was acked.
    */
   record Result(Plan plan, long publishNanos, long published, long publishErrors, long received, long duplicates,
       long missing, long firstDeliveryMs, long lastDeliveryMs, long burstDueMs, long lastAckMs,
-      ConcurrentHistogram lateness) {
+      ConcurrentHistogram lateness, ConcurrentHistogram publishLatency) {
     double publishRate() {
       return published * 1e9 / Math.max(1, publishNanos);
     }
@@ -93,6 +94,8 @@ final class BenchRun {
   private final AtomicLong firstDelivery = new AtomicLong(Long.MAX_VALUE);
   private final AtomicLong lastDelivery = new AtomicLong();
   private final ConcurrentHistogram lateness = new ConcurrentHistogram(3_600_000_000L, 3);
+  /** From each send to its acknowledgement, in microseconds (the client's batching included). */
+  private final ConcurrentHistogram publishLatency = new ConcurrentHistogram(3_600_000_000L, 3);
 
   /** {@code progress} may be null; {@code label} prefixes its phase names. */
   BenchRun(FutureQClient client, Plan plan, PrintWriter progress, String label) {
@@ -130,7 +133,7 @@ final class BenchRun {
     if (plan.consumers() == 0) {
       clearProgress();
       return new Result(plan, publishNanos, acked.get(), errors.get(), 0, 0, 0, 0, 0, burstDue, lastAck.get(),
-          lateness);
+          lateness, publishLatency);
     }
     awaitDeliveries(published, burstDue);
     consumers.forEach(FutureQConsumer::close);
@@ -142,7 +145,7 @@ final class BenchRun {
     }
     clearProgress();
     return new Result(plan, publishNanos, published.size(), errors.get(), received, duplicates.get(), missing,
-        firstDelivery.get(), lastDelivery.get(), burstDue, lastAck.get(), lateness);
+        firstDelivery.get(), lastDelivery.get(), burstDue, lastAck.get(), lateness, publishLatency);
   }
 
   private List<FutureQConsumer> subscribe() throws InterruptedException {
@@ -205,7 +208,9 @@ final class BenchRun {
         } else {
           m.delay(Duration.ofMillis(min == max ? min : random.nextLong(min, max + 1)));
         }
+        long sentNanos = System.nanoTime();
         producer.send(m.build()).whenComplete((id, e) -> {
+          publishLatency.recordValue(Math.max(0, (System.nanoTime() - sentNanos) / 1000));
           if (e != null) {
             errors.incrementAndGet();
           } else {

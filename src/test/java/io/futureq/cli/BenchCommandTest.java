@@ -54,6 +54,7 @@ class BenchCommandTest {
     assertEquals("null", field(json, "broker_cpu_us_per_msg"), json);
     assertEquals("null", field(json, "stored_before_due"), json);
     assertEquals("null", field(json, "burst_drain_ms"), json);
+    assertTrue(json.contains("\"publish_latency_ms\":{\"p50\":"), json);
   }
 
   @Test
