@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import io.futureq.log.TestLog;
+import io.futureq.log.raft.RaftFollowerFixture;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,10 +28,24 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 import scala.jdk.javaapi.CollectionConverters;
 
-/** Pekko's journal protocol against a real RocksStore, BrokerStateMachine and LocalEventLog. */
+/**
+ * Pekko's journal protocol (the cases of its JournalSpec) against a real RocksStore and BrokerStateMachine, on each
+ * log the journal runs on: a standalone LocalEventLog, and one follower of a three-replica Raft group, which writes
+ * through the leader and replays from its own store.
+ */
+@ParameterizedClass
+@EnumSource(EventLogJournalTest.Log.class)
 class EventLogJournalTest {
+  enum Log { STANDALONE, RAFT_FOLLOWER }
+
+  @Parameter
+  Log logKind;
+
   private static final Duration WAIT = Duration.ofSeconds(10);
   private static final ActorTestKit TEST_KIT = ActorTestKit.create(journalConfig());
   private static final ActorSystem CLASSIC = Adapter.toClassic(TEST_KIT.system());
@@ -40,6 +55,7 @@ class EventLogJournalTest {
   Path dir;
 
   private TestLog testLog;
+  private RaftFollowerFixture raft;
   private ActorRef journal;
   private String persistenceId;
 
@@ -58,15 +74,25 @@ class EventLogJournalTest {
 
   @BeforeEach
   void open() {
-    testLog = TestLog.open(dir, 1000);
-    JournalBackend.get(TEST_KIT.system()).bind(testLog.log(), testLog.store());
+    if (logKind == Log.STANDALONE) {
+      testLog = TestLog.open(dir, 1000);
+      JournalBackend.get(TEST_KIT.system()).bind(testLog.log(), testLog.store());
+    } else {
+      raft = RaftFollowerFixture.start(dir);
+      JournalBackend.get(TEST_KIT.system()).bind(raft.followerLog(), raft.followerStore());
+    }
     journal = Persistence.get(CLASSIC).journalFor("futureq.journal", ConfigFactory.empty());
     persistenceId = "cart-" + IDS.incrementAndGet();
   }
 
   @AfterEach
   void close() {
-    testLog.close();
+    if (testLog != null) {
+      testLog.close();
+    }
+    if (raft != null) {
+      raft.close();
+    }
   }
 
   @Test
@@ -135,7 +161,11 @@ class EventLogJournalTest {
 
   @Test
   void failsTheWholeBatchWhenTheLogAppendFails() {
-    testLog.log().close();
+    if (logKind == Log.STANDALONE) {
+      testLog.log().close();
+    } else {
+      raft.stopFollower();
+    }
     TestKit probe = new TestKit(CLASSIC);
     journal.tell(new JournalProtocol.WriteMessages(envelopes(List.of(atomic("a", 1), atomic("b", 2))),
         probe.getRef(), 1), ActorRef.noSender());
@@ -150,8 +180,13 @@ class EventLogJournalTest {
     write(atomic("a", 1, "b", 2, "c", 3));
     delete(1);
 
-    testLog.reopen();
-    JournalBackend.get(TEST_KIT.system()).bind(testLog.log(), testLog.store());
+    if (logKind == Log.STANDALONE) {
+      testLog.reopen();
+      JournalBackend.get(TEST_KIT.system()).bind(testLog.log(), testLog.store());
+    } else {
+      raft.restartFollower();
+      JournalBackend.get(TEST_KIT.system()).bind(raft.followerLog(), raft.followerStore());
+    }
 
     assertEquals(List.of("b", "c"), payloads(replay(1, Long.MAX_VALUE, Long.MAX_VALUE, 3)));
     assertEquals(3, highestSequenceNr());

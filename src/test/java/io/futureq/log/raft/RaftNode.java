@@ -133,6 +133,10 @@ final class RaftNode implements AutoCloseable {
     return log;
   }
 
+  OrderedStore store() {
+    return store;
+  }
+
   RaftStatus status() {
     return log.status();
   }
