@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.google.protobuf.TextFormat;
+import io.futureq.api.grpc.ClusterInfo;
 import io.futureq.client.ConsumerOptions;
 import io.futureq.client.FutureQClient;
 import io.futureq.client.FutureQProducer;
@@ -58,13 +60,17 @@ class LaggingHostE2ETest {
           firstArrival.putIfAbsent(payload, System.nanoTime());
           deliveries.computeIfAbsent(payload, p -> new AtomicInteger()).incrementAndGet();
         }, ConsumerOptions.defaults());
+        // Group g acks what it gets, and a message every group acked is deleted: sent before "watch" is
+        // registered, watch-warm could be acked by g and gone before "watch" exists (seen under the full
+        // suite's load: the subscription's registration committed after the publish).
+        awaitConsumerOf(client, topic, "watch");
         send(producer, topic, "watch-warm", Duration.ZERO);
-        awaitArrival(firstArrival, "watch-warm");
+        awaitArrival(client, topic, firstArrival, "watch-warm");
 
         send(producer, topic, "doomed", Duration.ofSeconds(3));
         // Log order: once the host delivers this, its replica has applied "doomed" too.
         send(producer, topic, "applied-marker", Duration.ZERO);
-        awaitArrival(firstArrival, "applied-marker");
+        awaitArrival(client, topic, firstArrival, "applied-marker");
         System.out.println("[lagging-host] node-" + (hosted.node() + 1) + " hosts " + topic
             + "; its store's commits are held, then doomed is cancelled");
         stores[hosted.node()].holdCommits();
@@ -73,7 +79,7 @@ class LaggingHostE2ETest {
         try {
           cancel = producer.cancel(topic, "doomed");
           // The host does not know of the cancel: its groups deliver the message when it falls due.
-          awaitArrival(firstArrival, "doomed");
+          awaitArrival(client, topic, firstArrival, "doomed");
           assertFalse(cancel.isDone(), "the cancel was answered while the topic's host could still deliver the "
               + "message, and did: " + (cancel.isDone() ? cancel.join() : ""));
         } finally {
@@ -84,18 +90,18 @@ class LaggingHostE2ETest {
         assertTrue(firstArrival.get("doomed") < answeredAt);
 
         send(producer, topic, "after", Duration.ZERO);
-        awaitArrival(firstArrival, "after");
+        awaitArrival(client, topic, firstArrival, "after");
         assertEquals(1, deliveries.get("doomed").get(), "a cancelled message is not delivered again");
 
         // The same for a reschedule: moved an hour ahead while the host lags, delivered at its old time.
         send(producer, topic, "moved", Duration.ofSeconds(3));
         send(producer, topic, "applied-marker-2", Duration.ZERO);
-        awaitArrival(firstArrival, "applied-marker-2");
+        awaitArrival(client, topic, firstArrival, "applied-marker-2");
         stores[hosted.node()].holdCommits();
         CompletableFuture<?> reschedule;
         try {
           reschedule = client.rescheduleByKey(topic, "moved", Instant.now().plus(Duration.ofHours(1)));
-          awaitArrival(firstArrival, "moved");
+          awaitArrival(client, topic, firstArrival, "moved");
           assertFalse(reschedule.isDone(), "the reschedule was answered while the topic's host could still "
               + "deliver the message at its old time, and did");
         } finally {
@@ -111,11 +117,42 @@ class LaggingHostE2ETest {
         .get(30, TimeUnit.SECONDS);
   }
 
-  private static void awaitArrival(Map<String, Long> arrivals, String payload) throws InterruptedException {
+  private static void awaitArrival(FutureQClient client, String topic, Map<String, Long> arrivals, String payload)
+      throws InterruptedException {
     long deadline = System.currentTimeMillis() + 60_000;
     while (!arrivals.containsKey(payload) && System.currentTimeMillis() < deadline) {
       Thread.sleep(20);
     }
-    assertTrue(arrivals.containsKey(payload), payload + " was not delivered within 60 s");
+    if (!arrivals.containsKey(payload)) {
+      throw new AssertionError(payload + " was not delivered within 60 s; the cluster then: " + stateOf(client, topic));
+    }
+  }
+
+  /** Waits until the topic's group {@code group} exists and has a consumer. */
+  private static void awaitConsumerOf(FutureQClient client, String topic, String group) throws Exception {
+    long deadline = System.currentTimeMillis() + 60_000;
+    while (client.topicStats(topic).get(10, TimeUnit.SECONDS).getGroupsList().stream()
+        .noneMatch(g -> g.getName().equals(group) && g.getConsumers() > 0)) {
+      if (System.currentTimeMillis() > deadline) {
+        throw new AssertionError("group " + group + " of " + topic + " has no consumer after 60 s: "
+            + stateOf(client, topic));
+      }
+      Thread.sleep(50);
+    }
+  }
+
+  /** Where the topic is hosted, who leads, and what its groups hold: what a failure needs to be diagnosed. */
+  private static String stateOf(FutureQClient client, String topic) {
+    StringBuilder state = new StringBuilder();
+    try {
+      ClusterInfo info = client.clusterInfo().get(10, TimeUnit.SECONDS);
+      state.append("raft leader ").append(info.getRaft().getLeaderId());
+      info.getMembersList().forEach(m -> state.append("; ").append(m.getNodeId())
+          .append(m.getTopicsList().contains(topic) ? " hosts it" : ""));
+      state.append("; stats: ").append(TextFormat.shortDebugString(client.topicStats(topic).get(10, TimeUnit.SECONDS)));
+    } catch (Exception e) {
+      state.append(" (could not ask: ").append(e).append(')');
+    }
+    return state.toString();
   }
 }
