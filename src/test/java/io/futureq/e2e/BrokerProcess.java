@@ -140,9 +140,24 @@ final class BrokerProcess implements AutoCloseable {
 
   int awaitExit(Duration within) throws Exception {
     if (!process.waitFor(within.toMillis(), TimeUnit.MILLISECONDS)) {
-      throw new AssertionError("broker still running after " + within);
+      throw new AssertionError("broker still running after " + within + "; its threads:\n" + threadDump()
+          + "\nits output:\n" + output());
     }
     return process.exitValue();
+  }
+
+  /** The broker's threads as {@code jcmd Thread.print} lists them: where a shutdown that does not end hangs. */
+  private String threadDump() {
+    try {
+      String jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
+      Process dump = new ProcessBuilder(jcmd, Long.toString(process.pid()), "Thread.print").redirectErrorStream(true)
+          .start();
+      String threads = new String(dump.getInputStream().readAllBytes());
+      dump.waitFor(30, TimeUnit.SECONDS);
+      return threads;
+    } catch (IOException | InterruptedException e) {
+      return "(no thread dump: " + e + ")";
+    }
   }
 
   @Override

@@ -158,6 +158,13 @@ class ServerProcessE2ETest {
   @Test
   void theLauncherStartedBrokerExitsWithStatus0AfterSigtermOrSigint() throws Exception {
     for (String signal : java.util.List.of("TERM", "INT")) {
+      if (signal.equals("INT") && sigintIgnored()) {
+        // Started in the background by a non-interactive shell (`nohup ... &`), this JVM ignores SIGINT and
+        // so does every process it starts: the broker rightly keeps that (Java cannot handle an ignored
+        // signal), and SIGINT cannot be tested here.
+        System.out.println("[signals] SIGINT is ignored in this environment; only SIGTERM was tested");
+        continue;
+      }
       Path data = dir.resolve("data-" + signal);
       try (BrokerProcess broker = BrokerProcess.startWithLauncher(dir, data, "").awaitReady(START)) {
         broker.signal(signal);
@@ -165,6 +172,13 @@ class ServerProcessE2ETest {
             + broker.output());
       }
     }
+  }
+
+  /** Whether this process ignores SIGINT (signal 2: bit 1 of SigIgn in /proc/self/status), as the processes it starts do. */
+  private static boolean sigintIgnored() throws java.io.IOException {
+    return java.nio.file.Files.readAllLines(Path.of("/proc/self/status")).stream()
+        .filter(line -> line.startsWith("SigIgn:"))
+        .anyMatch(line -> (Long.parseUnsignedLong(line.substring("SigIgn:".length()).trim(), 16) & (1L << 1)) != 0);
   }
 
   private static String get(String url) throws Exception {
