@@ -174,7 +174,10 @@ class ServerProcessE2ETest {
     }
   }
 
-  /** Whether this process ignores SIGINT (signal 2: bit 1 of SigIgn in /proc/self/status), as the processes it starts do. */
+  /**
+   * Whether this process ignores SIGINT (signal 2: bit 1 of SigIgn in /proc/self/status), as the processes it
+   * starts then do.
+   */
   private static boolean sigintIgnored() throws java.io.IOException {
     return java.nio.file.Files.readAllLines(Path.of("/proc/self/status")).stream()
         .filter(line -> line.startsWith("SigIgn:"))
