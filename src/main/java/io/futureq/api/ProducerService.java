@@ -12,15 +12,19 @@ import io.futureq.config.ApiSettings;
 import io.futureq.config.LimitSettings;
 import io.futureq.log.BrokerStateMachine;
 import io.futureq.log.CommandResult;
+import io.futureq.log.EventIds;
 import io.futureq.log.EventLog;
+import io.futureq.log.EventLog.LeaderAck;
 import io.futureq.log.proto.CancelMessage;
 import io.futureq.log.proto.LogCommand;
+import io.futureq.log.proto.NewMessage;
 import io.futureq.metrics.ApiMetrics;
 import io.futureq.security.Permission;
 import io.futureq.security.PermissionDenied;
 import io.futureq.security.Principal;
 import io.futureq.security.RateLimited;
 import io.futureq.storage.MessageIds;
+import io.futureq.storage.StorageKeys;
 import io.futureq.topic.TopicRouter;
 import io.grpc.Status;
 import java.util.HashSet;
@@ -113,7 +117,10 @@ public final class ProducerService implements ProducerPowerApi {
       return CompletableFuture.failedFuture(e);
     }
     metrics.batchSize.record(request.getMessagesCount());
-    CompletableFuture<CommandResult> appended = eventLog.append(command).toCompletableFuture();
+    CompletableFuture<LeaderAck> onLeaderDisk = level == AckLevel.LEADER && !keyed(command)
+        ? new CompletableFuture<>() : null;
+    CompletableFuture<CommandResult> appended = (onLeaderDisk == null ? eventLog.append(command)
+        : eventLog.append(command, onLeaderDisk)).toCompletableFuture();
     PublishResponse.Builder response = PublishResponse.newBuilder().setRequestId(request.getRequestId());
     appended.thenAccept(result -> {
       Set<String> topics = new HashSet<>();
@@ -130,13 +137,69 @@ public final class ProducerService implements ProducerPowerApi {
       metrics.publishLatency.record(System.nanoTime() - start);
       return CompletableFuture.completedFuture(response.build());
     }
-    return appended.orTimeout(settings.requestTimeout().toMillis(), TimeUnit.MILLISECONDS).thenApply(result -> {
-      for (CommandResult.StoredRef ref : ((CommandResult.Stored) result).messages()) {
-        response.addMessageIds(MessageIds.of(ref.storageKey())).addDuplicate(ref.duplicate());
+    CompletableFuture<PublishResponse> applied = appended.orTimeout(settings.requestTimeout().toMillis(),
+        TimeUnit.MILLISECONDS).thenApply(result -> {
+          for (CommandResult.StoredRef ref : ((CommandResult.Stored) result).messages()) {
+            response.addMessageIds(MessageIds.of(ref.storageKey())).addDuplicate(ref.duplicate());
+          }
+          return response.build();
+        });
+    if (onLeaderDisk == null) {
+      return applied.thenApply(built -> recordLatency(built, start));
+    }
+    return firstOf(onLeaderDisk.thenApply(at -> onLeaderDisk(command, at, request.getRequestId())), applied, request)
+        .thenApply(built -> recordLatency(built, start));
+  }
+
+  private PublishResponse recordLatency(PublishResponse response, long start) {
+    metrics.publishLatency.record(System.nanoTime() - start);
+    return response;
+  }
+
+  /**
+   * Whether a message has a dedup key: only applying it tells whether it is a duplicate, so such a publish is
+   * answered once applied, at any ack level.
+   */
+  private static boolean keyed(LogCommand command) {
+    for (NewMessage m : command.getStore().getMessagesList()) {
+      if (!m.getKey().isEmpty()) {
+        return true;
       }
-      metrics.publishLatency.record(System.nanoTime() - start);
-      return response.build();
+    }
+    return false;
+  }
+
+  /** The ids the messages will have, from where the leader's log put them ({@link EventIds}). */
+  private PublishResponse onLeaderDisk(LogCommand command, LeaderAck at, String requestId) {
+    // Its own builder: the applied answer may be built at the same time on another thread.
+    PublishResponse.Builder response = PublishResponse.newBuilder().setRequestId(requestId);
+    int slot = at.firstSlot();
+    for (NewMessage m : command.getStore().getMessagesList()) {
+      byte[] key = StorageKeys.message(StorageKeys.topicHash(m.getTopic()), m.getDueMs() / bucketMs,
+          EventIds.of(at.logIndex(), slot++));
+      response.addMessageIds(MessageIds.of(key)).addDuplicate(false);
+    }
+    return response.build();
+  }
+
+  /**
+   * The answer at the leader's disk, or the applied one if it comes first (standalone it always does); a failure
+   * only while neither came. A publish answered at the leader's disk and then not applied is logged: that is the
+   * loss {@code ACK_LEVEL_LEADER} allows.
+   */
+  private static CompletableFuture<PublishResponse> firstOf(CompletableFuture<PublishResponse> onDisk,
+      CompletableFuture<PublishResponse> applied, PublishRequest request) {
+    CompletableFuture<PublishResponse> answer = new CompletableFuture<>();
+    onDisk.thenAccept(answer::complete);
+    applied.whenComplete((response, failure) -> {
+      if (failure == null) {
+        answer.complete(response);
+      } else if (!answer.completeExceptionally(failure)) {
+        LOG.warn("a publish answered at ack level LEADER (request {}) was not applied: {}", request.getRequestId(),
+            failure.getMessage());
+      }
     });
+    return answer;
   }
 
   @Override

@@ -53,7 +53,8 @@ final class WritePath {
     LogWriter writer = new LogWriter(log, batcher, limit, maxCommandBytes, timeout);
     JournalBackend.get(system).bind(log, writer, store);
     ActorRef<LeaderPlacement.Command> placement = system.systemActorOf(
-        LeaderPlacement.create(LEADER_RESTART_BACKOFF, RESIGN_GRACE), PLACEMENT_NAME, Props.empty());
+        LeaderPlacement.create(LEADER_RESTART_BACKOFF, RESIGN_GRACE, raft == null ? null : raft.leaderDiskAcks()),
+        PLACEMENT_NAME, Props.empty());
     if (raft == null) {
       placement.tell(new LeaderPlacement.Lead(1));
     } else {

@@ -217,8 +217,12 @@ public final class BrokerStateMachine {
     private final ApplyContext ctx;
     private final StoredMessages messages;
     private final long index;
+    /** One past the highest event id assigned: where a purge of "everything stored so far" ends. */
     private long nextEventId;
     private long leaderSequenceNr;
+    /** The slot of the next new message, and of the next command's first one; see {@link EventIds}. */
+    private int slot;
+    private int nextCommandSlot;
 
     Apply(ApplyContext ctx, long index, long nextEventId, long leaderSequenceNr) {
       this.ctx = ctx;
@@ -228,7 +232,11 @@ public final class BrokerStateMachine {
       this.leaderSequenceNr = leaderSequenceNr;
     }
 
+    /** Applies one command of the entry; its new messages take the slots after the commands before it. */
     CommandResult command(LogCommand command) {
+      int first = nextCommandSlot;
+      nextCommandSlot += EventIds.slotsOf(command);
+      slot = first; // a fenced leader entry takes its slots too: ids depend on the entry alone
       if (command.getCommandCase() == LogCommand.CommandCase.LEADER_ENTRY) {
         return leaderEntry(command.getLeaderEntry());
       }
@@ -275,6 +283,7 @@ public final class BrokerStateMachine {
      * entry's time, the same on every replica); a holder expired by then is removed as by an expiry.
      */
     private StoredRef storeOne(NewMessage m, long enqueuedMs) {
+      long eventId = EventIds.of(index, slot++); // a duplicate takes its slot too
       if (!m.getKey().isEmpty()) {
         byte[] existing = ctx.get(Space.INDEX, StorageKeys.messageKeyIndex(m.getTopic(), m.getKey()));
         StoredMessage found = existing == null ? null : read(existing);
@@ -285,7 +294,7 @@ public final class BrokerStateMachine {
           remove(existing, found);
         }
       }
-      long eventId = nextEventId++;
+      nextEventId = Math.max(nextEventId, eventId + 1);
       byte[] key = StorageKeys.message(StorageKeys.topicHash(m.getTopic()), m.getDueMs() / bucketMs, eventId);
       StoredMessage.Builder built = StoredMessage.newBuilder().setTopic(m.getTopic()).setPayload(m.getPayload())
           .setKey(m.getKey()).setDueMs(m.getDueMs()).setEnqueuedMs(enqueuedMs).setExpireMs(m.getExpireMs())

@@ -22,6 +22,22 @@ public interface EventLog extends AutoCloseable {
   /** Appends one command; see the class contract. */
   CompletionStage<CommandResult> append(LogCommand command);
 
+  /**
+   * As {@link #append(LogCommand)}; besides, {@code onLeaderDisk} completes with where the command sits in the log
+   * once the leader's own log has it on disk, which in a cluster is before a majority has it (standalone, and
+   * wherever the leader cannot tell, it never completes and the append's own result comes first). For
+   * {@code ACK_LEVEL_LEADER}: such a command is lost if the leader loses its leadership before a majority has it.
+   */
+  default CompletionStage<CommandResult> append(LogCommand command, CompletableFuture<LeaderAck> onLeaderDisk) {
+    return append(command);
+  }
+
+  /**
+   * Where a command is in the leader's log: entry {@code logIndex}, its new messages from slot {@code firstSlot}
+   * on, which gives their event ids ({@link EventIds}).
+   */
+  record LeaderAck(long logIndex, int firstSlot) {}
+
   /** The index of the last applied log entry (0 before the first). */
   long appliedIndex();
 

@@ -54,6 +54,34 @@ class BrokerStateMachineTest {
     testLog.close();
   }
 
+  /**
+   * ACK_LEVEL_LEADER answers with ids before the entry is applied: they must follow from the entry alone. Every new
+   * message takes the next slot of its entry, also a duplicate and the messages of a fenced leader entry.
+   */
+  @Test
+  void eventIdsFollowFromTheEntryIndexAndEachNewMessagesPlaceInIt() {
+    StoredRef original = stored(apply(store(keyed("k", "first")))).get(0);
+    BrokerStateMachine machine = testLog.stateMachine();
+    long index = machine.appliedIndex() + 1;
+    LogCommand fenced = LogCommand.newBuilder().setLeaderEntry(io.futureq.log.proto.LeaderEntry.newBuilder()
+        .setSequenceNr(99).addCommands(store(message(TOPIC, "c", 0), message(TOPIC, "d", 0)))).build();
+    try (BrokerStateMachine.Prepared prepared = machine.prepare(index,
+        List.of(store(keyed("k", "again"), message(TOPIC, "a", 0)), createGroup(TOPIC, "g"), fenced,
+            store(message(TOPIC, "e", 3_000))))) {
+      List<CommandResult> results = prepared.results();
+      List<StoredRef> first = stored(results.get(0));
+      assertTrue(first.get(0).duplicate());
+      assertEquals(original.message().getEventId(), first.get(0).message().getEventId(), "a duplicate's id is the "
+          + "stored message's");
+      assertEquals(EventIds.of(index, 1), first.get(1).message().getEventId(), "the duplicate took slot 0");
+      assertTrue(((CommandResult.LeaderEntryApplied) results.get(2)).fenced());
+      StoredRef e = stored(results.get(3)).get(0);
+      assertEquals(EventIds.of(index, 4), e.message().getEventId(), "the fenced entry's two messages took slots 2, 3");
+      assertEquals(EventIds.of(index, 4), StorageKeys.eventIdOf(e.storageKey()));
+      machine.abandoned(prepared);
+    }
+  }
+
   @Test
   void storeAssignsIncreasingEventIdsThatSurviveReopen() {
     List<StoredRef> first = stored(apply(store(message(TOPIC, "a", 5_500), message(TOPIC, "b", 1_200))));

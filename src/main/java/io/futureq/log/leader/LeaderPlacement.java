@@ -1,5 +1,6 @@
 package io.futureq.log.leader;
 
+import io.futureq.log.raft.LeaderDiskAcks;
 import java.time.Duration;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -39,7 +40,12 @@ public final class LeaderPlacement extends AbstractBehavior<LeaderPlacement.Comm
    * @param resignGrace how long a resigned leader keeps answering {@link LogLeader.NotLeading} before it stops
    */
   public static Behavior<Command> create(Duration restartBackoff, Duration resignGrace) {
-    return Behaviors.setup(ctx -> new LeaderPlacement(ctx, restartBackoff, resignGrace));
+    return create(restartBackoff, resignGrace, null);
+  }
+
+  /** @param diskAcks this node's Raft replica's, for {@link LogLeader.OnLeaderDisk}; null standalone */
+  public static Behavior<Command> create(Duration restartBackoff, Duration resignGrace, LeaderDiskAcks diskAcks) {
+    return Behaviors.setup(ctx -> new LeaderPlacement(ctx, restartBackoff, resignGrace, diskAcks));
   }
 
   /** The name of the leader of {@code term}; names sort by term, then by the order of spawning on one node. */
@@ -49,12 +55,15 @@ public final class LeaderPlacement extends AbstractBehavior<LeaderPlacement.Comm
 
   private final Duration restartBackoff;
   private final Duration resignGrace;
+  private final LeaderDiskAcks diskAcks;
   private ActorRef<LogLeader.Command> current;
   private long currentTerm = -1;
   private long incarnations;
 
-  private LeaderPlacement(ActorContext<Command> ctx, Duration restartBackoff, Duration resignGrace) {
+  private LeaderPlacement(ActorContext<Command> ctx, Duration restartBackoff, Duration resignGrace,
+      LeaderDiskAcks diskAcks) {
     super(ctx);
+    this.diskAcks = diskAcks;
     this.restartBackoff = restartBackoff;
     this.resignGrace = resignGrace;
   }
@@ -79,7 +88,7 @@ public final class LeaderPlacement extends AbstractBehavior<LeaderPlacement.Comm
       return this;
     }
     resign();
-    current = getContext().spawn(LogLeader.create(restartBackoff), leaderName(lead.term(), incarnations++));
+    current = getContext().spawn(LogLeader.create(restartBackoff, diskAcks), leaderName(lead.term(), incarnations++));
     currentTerm = lead.term();
     getContext().getSystem().receptionist().tell(Receptionist.register(LogLeader.SERVICE_KEY, current));
     getContext().getLog().info("This node's write leader {} runs for Raft term {}", current.path().name(),

@@ -7,6 +7,7 @@ import io.futureq.log.LogRejectedException;
 import io.futureq.log.LogUnavailableException;
 import io.futureq.log.proto.ApplyResults;
 import io.futureq.log.proto.LogEntry;
+import io.futureq.log.raft.LeaderDiskAcks;
 import io.futureq.serialization.CborSerializable;
 import io.futureq.storage.StorageException;
 import java.time.Duration;
@@ -61,14 +62,26 @@ public final class LogLeader {
    * names the writer (one name per incarnation, whose ids only grow): the same write sent again, to this leader
    * or another, is applied once.
    */
-  public record Write(String writer, long id, LogEntry commands, ActorRef<WriteOutcome> replyTo)
-      implements Command {
+  public record Write(String writer, long id, LogEntry commands, ActorRef<WriteOutcome> replyTo,
+      ActorRef<OnLeaderDisk> onLeaderDisk) implements Command {
     public Write {
       Objects.requireNonNull(writer, "writer");
       Objects.requireNonNull(commands, "commands");
       Objects.requireNonNull(replyTo, "replyTo");
     }
+
+    /** A write whose writer needs no {@link OnLeaderDisk}. */
+    public Write(String writer, long id, LogEntry commands, ActorRef<WriteOutcome> replyTo) {
+      this(writer, id, commands, replyTo, null);
+    }
   }
+
+  /**
+   * Told to {@link Write#onLeaderDisk()} (when set) before the outcome, once the Raft leader's log on this node has
+   * the write's entry on disk, before a majority has it: the entry's index and the first slot of the write's new
+   * messages ({@link io.futureq.log.EventIds}). Not told standalone, nor while this node's replica does not lead.
+   */
+  public record OnLeaderDisk(long writeId, long logIndex, int firstSlot) implements CborSerializable {}
 
   /**
    * This node's replica no longer leads the Raft group: persist nothing more, and answer every later write
@@ -138,7 +151,12 @@ public final class LogLeader {
    * @param restartBackoff least pause before a leader that was fenced or failed recovers again
    */
   public static Behavior<Command> create(Duration restartBackoff) {
-    return Behaviors.supervise(Behaviors.<Command>setup(ctx -> new Persistent(ctx, restartBackoff)))
+    return create(restartBackoff, null);
+  }
+
+  /** @param diskAcks this node's Raft replica's, for {@link OnLeaderDisk}; null standalone */
+  public static Behavior<Command> create(Duration restartBackoff, LeaderDiskAcks diskAcks) {
+    return Behaviors.supervise(Behaviors.<Command>setup(ctx -> new Persistent(ctx, restartBackoff, diskAcks)))
         .onFailure(SupervisorStrategy.restartWithBackoff(restartBackoff, restartBackoff.multipliedBy(20), 0.2));
   }
 
@@ -184,10 +202,13 @@ public final class LogLeader {
     /** Set by {@link Resign}; never cleared (a node that leads again gets a new leader, with a new name). */
     private boolean resigned;
 
-    Persistent(ActorContext<Command> ctx, Duration restartBackoff) {
+    private final LeaderDiskAcks diskAcks;
+
+    Persistent(ActorContext<Command> ctx, Duration restartBackoff, LeaderDiskAcks diskAcks) {
       super(PersistenceId.ofUniqueId(PERSISTENCE_ID),
           SupervisorStrategy.restartWithBackoff(restartBackoff, restartBackoff.multipliedBy(20), 0.2));
       this.ctx = ctx;
+      this.diskAcks = diskAcks;
     }
 
     @Override
@@ -217,9 +238,18 @@ public final class LogLeader {
         write.replyTo().tell(new NotLeading(write.id()));
         return Effect().none();
       }
-      EntryPersisted event = new EntryPersisted(next.get(), write.writer(), write.id(), write.commands(),
+      long sequenceNr = next.get();
+      EntryPersisted event = new EntryPersisted(sequenceNr, write.writer(), write.id(), write.commands(),
           new CompletableFuture<>());
+      if (write.onLeaderDisk() != null && diskAcks != null) {
+        // Asked before the entry is appended, so the log cannot reach disk before anyone listens.
+        diskAcks.await(sequenceNr).thenAccept(at ->
+            write.onLeaderDisk().tell(new OnLeaderDisk(write.id(), at.logIndex(), at.firstSlot())));
+      }
       event.outcome().whenComplete((applied, failure) -> {
+        if (diskAcks != null) {
+          diskAcks.forget(sequenceNr);
+        }
         if (failure == null) {
           next.set(applied.appliedSequenceNr() + 1);
         }

@@ -2,6 +2,7 @@ package io.futureq.log.leader;
 
 import io.futureq.log.CommandResult;
 import io.futureq.log.EventLog;
+import io.futureq.log.EventLog.LeaderAck;
 import io.futureq.log.LogClosedException;
 import io.futureq.log.LogOverloadedException;
 import io.futureq.log.WriteQueueLimit;
@@ -46,6 +47,12 @@ public final class LogWriter implements EventLog {
 
   @Override
   public CompletionStage<CommandResult> append(LogCommand command) {
+    return append(command, null);
+  }
+
+  /** Clustered, {@code onLeaderDisk} completes as {@link LogLeader.OnLeaderDisk} says; standalone never. */
+  @Override
+  public CompletionStage<CommandResult> append(LogCommand command, CompletableFuture<LeaderAck> onLeaderDisk) {
     if (closed) {
       return CompletableFuture.failedFuture(new LogClosedException());
     }
@@ -67,7 +74,7 @@ public final class LogWriter implements EventLog {
     result.whenComplete((r, failure) -> limit.release(bytes));
     // A backstop: the batcher fails a write after the timeout, but an append must never wait for ever.
     result.orTimeout(timeout.multipliedBy(2).toMillis(), TimeUnit.MILLISECONDS);
-    batcher.tell(new WriteBatcher.Append(command, result, bytes));
+    batcher.tell(new WriteBatcher.Append(command, result, bytes, onLeaderDisk));
     return result;
   }
 

@@ -2,6 +2,8 @@ package io.futureq.log.leader;
 
 import io.futureq.log.CommandResult;
 import io.futureq.log.CommandResultCodec;
+import io.futureq.log.EventIds;
+import io.futureq.log.EventLog.LeaderAck;
 import io.futureq.log.LogUnavailableException;
 import io.futureq.log.proto.LogCommand;
 import io.futureq.log.proto.LogEntry;
@@ -53,17 +55,32 @@ public final class WriteBatcher extends AbstractBehavior<WriteBatcher.Command> {
   /** What the batcher accepts. Local only: appends carry the caller's future. */
   public sealed interface Command {}
 
-  /** One command to append; {@code result} completes with what applying it did. */
-  public record Append(LogCommand command, CompletableFuture<CommandResult> result, int bytes) implements Command {
+  /**
+   * One command to append; {@code result} completes with what applying it did, and {@code onLeaderDisk} (when set)
+   * with where it is once the Raft leader's log has it on disk (see {@link LogLeader.OnLeaderDisk}).
+   */
+  public record Append(LogCommand command, CompletableFuture<CommandResult> result, int bytes,
+      CompletableFuture<LeaderAck> onLeaderDisk) implements Command {
     public Append {
       Objects.requireNonNull(command, "command");
       Objects.requireNonNull(result, "result");
+    }
+
+    public Append(LogCommand command, CompletableFuture<CommandResult> result, int bytes) {
+      this(command, result, bytes, null);
+    }
+
+    /** Its producer was answered at the leader's disk: the write must not go again, as another entry. */
+    boolean answeredOnLeaderDisk() {
+      return onLeaderDisk != null && onLeaderDisk.isDone();
     }
   }
 
   private record LeadersListed(Receptionist.Listing listing) implements Command {}
 
   private record Answered(LogLeader.WriteOutcome outcome) implements Command {}
+
+  private record OnDisk(LogLeader.OnLeaderDisk onDisk) implements Command {}
 
   private record Unanswered(long writeId) implements Command {}
 
@@ -92,6 +109,7 @@ public final class WriteBatcher extends AbstractBehavior<WriteBatcher.Command> {
   private final Duration timeout;
   private final int maxResends;
   private final ActorRef<LogLeader.WriteOutcome> answers;
+  private final ActorRef<LogLeader.OnLeaderDisk> diskAnswers;
   private final Deque<Append> waiting = new ArrayDeque<>();
   /** This batcher's name in the log's dedup of writes sent again: one per incarnation, so its ids only grow. */
   private final String writer = UUID.randomUUID().toString();
@@ -112,6 +130,7 @@ public final class WriteBatcher extends AbstractBehavior<WriteBatcher.Command> {
     this.timeout = timeout;
     this.maxResends = maxResends;
     this.answers = ctx.messageAdapter(LogLeader.WriteOutcome.class, Answered::new);
+    this.diskAnswers = ctx.messageAdapter(LogLeader.OnLeaderDisk.class, OnDisk::new);
     ActorRef<Receptionist.Listing> listings = ctx.messageAdapter(Receptionist.Listing.class, LeadersListed::new);
     ctx.getSystem().receptionist().tell(Receptionist.subscribe(LogLeader.SERVICE_KEY, listings));
   }
@@ -122,6 +141,7 @@ public final class WriteBatcher extends AbstractBehavior<WriteBatcher.Command> {
         .onMessage(Append.class, this::onAppend)
         .onMessage(LeadersListed.class, this::onLeadersListed)
         .onMessage(Answered.class, this::onAnswered)
+        .onMessage(OnDisk.class, this::onDisk)
         .onMessage(Unanswered.class, this::onUnanswered)
         .onMessage(LeaderStopped.class, this::onLeaderStopped)
         .onMessage(Resume.class, r -> {
@@ -195,6 +215,22 @@ public final class WriteBatcher extends AbstractBehavior<WriteBatcher.Command> {
     return this;
   }
 
+  /** The write's entry is on the leader's disk: each append that asked learns its slots, in the write's order. */
+  private Behavior<Command> onDisk(OnDisk onDisk) {
+    InFlight write = inFlight.get(onDisk.onDisk().writeId());
+    if (write == null) {
+      return this;
+    }
+    int slot = onDisk.onDisk().firstSlot();
+    for (Append append : write.appends()) {
+      if (append.onLeaderDisk() != null) {
+        append.onLeaderDisk().complete(new LeaderAck(onDisk.onDisk().logIndex(), slot));
+      }
+      slot += EventIds.slotsOf(append.command());
+    }
+    return this;
+  }
+
   /**
    * A leader that stopped (its node shut down, or it resigned and its grace ended) will answer nothing more: its
    * writes go to the next leader as they were, rather than failing at the timeout.
@@ -245,8 +281,7 @@ public final class WriteBatcher extends AbstractBehavior<WriteBatcher.Command> {
     }
     Resend again = resend.pollFirst();
     // Callers already answered (timed out) are left out: applied at most once either way, under the write's id.
-    List<Append> batch = again != null
-        ? again.appends().stream().filter(a -> !a.result().isDone()).toList() : nextBatch();
+    List<Append> batch = again != null ? stillToSend(again.appends()) : nextBatch();
     if (batch.isEmpty()) {
       if (again != null) {
         sendIfIdle();
@@ -257,8 +292,27 @@ public final class WriteBatcher extends AbstractBehavior<WriteBatcher.Command> {
     inFlight.put(id, new InFlight(batch, leader));
     LogEntry.Builder entry = LogEntry.newBuilder();
     batch.forEach(a -> entry.addCommands(a.command()));
-    leader.tell(new LogLeader.Write(writer, id, entry.build(), answers));
+    boolean onDisk = batch.stream().anyMatch(a -> a.onLeaderDisk() != null);
+    leader.tell(new LogLeader.Write(writer, id, entry.build(), answers, onDisk ? diskAnswers : null));
     timers.startSingleTimer(id, new Unanswered(id), timeout);
+  }
+
+  /**
+   * What of a write goes again: not the appends whose callers gave up; nor those answered at the leader's disk,
+   * whose ids came from the first entry (sent again, they would be stored under others), which fail instead, their
+   * outcome unknown: {@code ACK_LEVEL_LEADER} loses them if that entry does not commit.
+   */
+  private static List<Append> stillToSend(List<Append> appends) {
+    List<Append> send = new ArrayList<>(appends.size());
+    for (Append append : appends) {
+      if (append.answeredOnLeaderDisk()) {
+        append.result().completeExceptionally(new LogUnavailableException("the write leader changed after this write "
+            + "was on its disk and before it was applied; it is lost unless a majority had it", null));
+      } else if (!append.result().isDone()) {
+        send.add(append);
+      }
+    }
+    return send;
   }
 
   /** The next appends that fit one entry, in order; appends whose callers were answered already are dropped. */

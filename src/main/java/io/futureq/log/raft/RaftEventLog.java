@@ -49,13 +49,15 @@ public final class RaftEventLog implements EventLog {
   private final EntryCommitter committer;
   private final Membership membership;
   private final ReplicaLease lease;
+  private final LeaderDiskAcks diskAcks;
   private volatile boolean closed;
   /** Appended by the first {@link #caughtUp} call, again after one failed; see there. */
   private CompletableFuture<Long> startBarrier;
 
   private RaftEventLog(RaftSettings settings, RaftServer server, RatisStateMachine stateMachine,
-      EntryCommitter committer, Membership membership) {
+      EntryCommitter committer, LeaderDiskAcks diskAcks, Membership membership) {
     this.settings = settings;
+    this.diskAcks = diskAcks;
     this.server = server;
     this.stateMachine = stateMachine;
     this.committer = committer;
@@ -97,7 +99,8 @@ public final class RaftEventLog implements EventLog {
     }
     RaftProperties properties = RaftServerFactory.properties(settings);
     tuning.accept(properties);
-    RatisStateMachine ratis = new RatisStateMachine(store, stateMachine, listener, applyNanos, onFatal);
+    LeaderDiskAcks diskAcks = new LeaderDiskAcks();
+    RatisStateMachine ratis = new RatisStateMachine(store, stateMachine, listener, applyNanos, onFatal, diskAcks);
     RaftServer server = null;
     try {
       server = RaftServerFactory.server(settings, properties, ratis);
@@ -106,10 +109,11 @@ public final class RaftEventLog implements EventLog {
       Supplier<RaftGroup> group = () -> RaftServerFactory.currentGroup(started, settings);
       EntryCommitter committer = new EntryCommitter(() -> RaftServerFactory.client(settings, properties, group.get()),
           maxCommands, settings.maxEntryBytes(), settings.maxOutstandingEntries(), settings.requestTimeout(), limit);
-      return new RaftEventLog(settings, server, ratis, committer,
+      return new RaftEventLog(settings, server, ratis, committer, diskAcks,
           new Membership(server, group, properties, RaftServerFactory.parameters(settings.tls()),
               settings.requestTimeout()));
     } catch (IOException | RuntimeException e) {
+      diskAcks.close();
       closeAfterFailure(server, e);
       throw new UncheckedIOException("cannot start the Raft server of " + settings.nodeId() + " on "
           + settings.address() + " with storage " + settings.storageDir() + ": " + e.getMessage(),
@@ -129,6 +133,11 @@ public final class RaftEventLog implements EventLog {
    */
   public void onLeadership(LongConsumer leads, Runnable follows) {
     stateMachine.onLeadership(leads, follows);
+  }
+
+  /** Where this node's write leader learns that its entry is on this (leading) replica's disk. */
+  public LeaderDiskAcks leaderDiskAcks() {
+    return diskAcks;
   }
 
   /** The index of the last entry applied to this node's store. */
@@ -252,6 +261,7 @@ public final class RaftEventLog implements EventLog {
     }
     closed = true;
     lease.close();
+    diskAcks.close();
     try {
       committer.close();
       membership.close();

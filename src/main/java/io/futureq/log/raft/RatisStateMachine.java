@@ -59,6 +59,7 @@ final class RatisStateMachine extends BaseStateMachine {
   private final LongConsumer applyNanos;
   private final Consumer<Throwable> onFatal;
   private final CheckpointStorage storage = new CheckpointStorage();
+  private final LeaderDiskAcks diskAcks;
   private volatile long appliedIndex;
   private final AppliedWaiters waiters;
   /**
@@ -73,8 +74,9 @@ final class RatisStateMachine extends BaseStateMachine {
 
   /** @param onFatal told when this replica can apply no more (Ratis then stops its server) */
   RatisStateMachine(OrderedStore store, BrokerStateMachine machine, AppliedListener listener,
-      LongConsumer applyNanos, Consumer<Throwable> onFatal) {
+      LongConsumer applyNanos, Consumer<Throwable> onFatal, LeaderDiskAcks diskAcks) {
     this.store = store;
+    this.diskAcks = diskAcks;
     this.machine = machine;
     this.listener = listener;
     this.applyNanos = applyNanos;
@@ -204,6 +206,24 @@ final class RatisStateMachine extends BaseStateMachine {
     // The store may be ahead of the snapshot; replay names the exact entry when it reaches it.
     storeTermIndex = latest.termIndex();
     setLastAppliedTermIndex(latest.termIndex());
+  }
+
+  /**
+   * Called on the leader only, in log order, under the log's lock, just before the entry is appended: notes where a
+   * write that waits for {@code ACK_LEVEL_LEADER} went (see {@link LeaderDiskAcks}). Not synchronized: it must not
+   * wait for an entry being applied.
+   */
+  @Override
+  public TransactionContext preAppendTransaction(TransactionContext trx) {
+    if (diskAcks.awaiting() && trx.getStateMachineLogEntry() != null) {
+      RaftServer.Division division = division();
+      if (division != null) {
+        RaftLog raftLog = division.getRaftLog();
+        diskAcks.appending(raftLog.getNextIndex(), division.getInfo().getCurrentTerm(),
+            trx.getStateMachineLogEntry().getLogData().asReadOnlyByteBuffer(), raftLog);
+      }
+    }
+    return trx;
   }
 
   @Override

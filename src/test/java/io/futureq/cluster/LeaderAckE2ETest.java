@@ -1,0 +1,153 @@
+package io.futureq.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.futureq.api.grpc.AckLevel;
+import io.futureq.client.ConsumerOptions;
+import io.futureq.client.FutureQClient;
+import io.futureq.client.FutureQProducer;
+import io.futureq.client.OutgoingMessage;
+import io.futureq.client.ProducerOptions;
+import io.futureq.client.SendResult;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code ACK_LEVEL_LEADER} in a cluster: answered once the Raft leader's own log has the entry on disk, before a
+ * majority has it, with the ids the messages are then stored under; {@code ACK_LEVEL_QUORUM} waits for the
+ * majority.
+ */
+@Timeout(value = 240, unit = TimeUnit.SECONDS)
+class LeaderAckE2ETest {
+  @TempDir
+  Path dir;
+
+  /**
+   * With both followers' Raft traffic cut, nothing commits: a LEADER publish is answered all the same, a QUORUM
+   * publish is not, and once the followers are back both are delivered, under the ids answered. The cut lasts well
+   * under the 2 s election timeout, so the leader keeps its place (the leader-acked entry would be lost otherwise,
+   * as the README says).
+   */
+  @Test
+  void aLeaderAckedPublishIsAnsweredBeforeAMajorityHasItUnderTheIdItIsDeliveredWith() throws Exception {
+    try (ClusterNodes cluster = new ClusterNodes(dir, 3, Map.of("futureq.raft.election-timeout", "2s"), true)) {
+      cluster.startAll();
+      cluster.awaitAllReady(Duration.ofSeconds(90));
+      try (FutureQClient client = ClusterTopics.clientOfAll(cluster)) {
+        Map<String, String> delivered = new ConcurrentHashMap<>();
+        client.subscribe("acks", "g", m -> delivered.put(new String(m.payload()), m.messageId()),
+            ConsumerOptions.defaults());
+        FutureQProducer quorum = client.producer(ProducerOptions.defaults().withLinger(Duration.ofMillis(1)));
+        FutureQProducer leaderAcked = client.producer(ProducerOptions.defaults().withLinger(Duration.ofMillis(1))
+            .withAckLevel(AckLevel.ACK_LEVEL_LEADER));
+        quorum.send(OutgoingMessage.to("acks").payload("warm").build()).get(20, TimeUnit.SECONDS);
+        awaitDelivered(delivered, List.of("warm"));
+        // A first LEADER publish in touch with everyone: the entity, the leader and the batchers are all warm.
+        SendResult before = leaderAcked.send(OutgoingMessage.to("acks").payload("before").build())
+            .get(20, TimeUnit.SECONDS);
+
+        int leader = ClusterTopics.raftLeader(cluster);
+        List<Integer> followers = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+          if (i != leader) {
+            followers.add(i);
+          }
+        }
+        followers.forEach(f -> cluster.raftProxy(f).cut());
+        SendResult onLeaderDisk;
+        CompletableFuture<SendResult> waitsForMajority;
+        try {
+          onLeaderDisk = leaderAcked.send(OutgoingMessage.to("acks").payload("leader-acked").build())
+              .get(20, TimeUnit.SECONDS);
+          waitsForMajority = quorum.send(OutgoingMessage.to("acks").payload("quorum-acked").build());
+          Thread.sleep(300);
+          assertFalse(waitsForMajority.isDone(), "test premise broken: a QUORUM publish was answered while both "
+              + "followers were cut off: " + waitsForMajority);
+        } finally {
+          followers.forEach(f -> cluster.raftProxy(f).heal());
+        }
+        SendResult afterHeal = waitsForMajority.get(30, TimeUnit.SECONDS);
+        assertEquals(leader, ClusterTopics.raftLeader(cluster), "test premise broken: the leader lost its place "
+            + "during the cut, and with it possibly the leader-acked entry");
+
+        awaitDelivered(delivered, List.of("before", "leader-acked", "quorum-acked"));
+        assertEquals(before.messageId(), delivered.get("before"));
+        assertEquals(onLeaderDisk.messageId(), delivered.get("leader-acked"), "the id answered at the leader's disk");
+        assertEquals(afterHeal.messageId(), delivered.get("quorum-acked"));
+        assertFalse(onLeaderDisk.duplicate());
+      }
+    }
+  }
+
+  /**
+   * Ids answered at the leader's disk name the stored messages (a cancel by id finds its message), through any node,
+   * and the messages survive a restart of the leader's node on the same disk.
+   */
+  @Test
+  void leaderAckedIdsNameTheStoredMessagesAndSurviveALeaderRestart() throws Exception {
+    try (ClusterNodes cluster = new ClusterNodes(dir, 3)) {
+      cluster.startAll();
+      cluster.awaitAllReady(Duration.ofSeconds(90));
+      Map<String, String> answered = new HashMap<>();
+      try (FutureQClient client = ClusterTopics.clientOfAll(cluster)) {
+        FutureQProducer producer = client.producer(ProducerOptions.defaults().withLinger(Duration.ofMillis(1))
+            .withAckLevel(AckLevel.ACK_LEVEL_LEADER));
+        List<CompletableFuture<SendResult>> sends = new ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+          sends.add(producer.send(OutgoingMessage.to("restart-" + (i % 3)).payload("m-" + i)
+              .delay(Duration.ofSeconds(6)).build()));
+        }
+        for (int i = 0; i < 30; i++) {
+          SendResult result = sends.get(i).get(20, TimeUnit.SECONDS);
+          assertFalse(result.duplicate());
+          assertFalse(answered.containsValue(result.messageId()), "an id answered twice: " + result);
+          answered.put("m-" + i, result.messageId());
+        }
+        assertTrue(client.cancelById("restart-0", answered.get("m-0")).get(20, TimeUnit.SECONDS).getExisted(),
+            "a cancel by the id answered at the leader's disk finds the message");
+      }
+      int leader = ClusterTopics.raftLeader(cluster);
+      cluster.stop(leader);
+      cluster.start(leader);
+      cluster.awaitAllReady(Duration.ofSeconds(90));
+      try (FutureQClient client = ClusterTopics.clientOfAll(cluster)) {
+        Map<String, String> delivered = new ConcurrentHashMap<>();
+        for (int t = 0; t < 3; t++) {
+          client.subscribe("restart-" + t, "g", m -> delivered.put(new String(m.payload()), m.messageId()),
+              ConsumerOptions.defaults());
+        }
+        List<String> expected = new ArrayList<>(answered.keySet());
+        expected.remove("m-0");
+        awaitDelivered(delivered, expected);
+        for (String payload : expected) {
+          assertEquals(answered.get(payload), delivered.get(payload), "id of " + payload);
+        }
+        Thread.sleep(500);
+        assertFalse(delivered.containsKey("m-0"), "the message cancelled by its leader-acked id was delivered");
+      }
+    }
+  }
+
+  private static void awaitDelivered(Map<String, String> delivered, List<String> payloads)
+      throws InterruptedException {
+    long deadline = System.currentTimeMillis() + 60_000;
+    while (!delivered.keySet().containsAll(payloads) && System.currentTimeMillis() < deadline) {
+      Thread.sleep(100);
+    }
+    List<String> missing = new ArrayList<>(payloads);
+    missing.removeAll(delivered.keySet());
+    assertEquals(List.of(), missing, "not delivered; delivered: " + delivered.keySet());
+  }
+}
