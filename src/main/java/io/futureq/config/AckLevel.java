@@ -4,7 +4,7 @@ package io.futureq.config;
 public enum AckLevel {
   /** On receipt, before the batch is durable. */
   NONE,
-  /** Once durable on the writing node (fsynced). */
+  /** Once fsynced in the Raft leader's log, before a majority has it; standalone, fsynced and applied. */
   LEADER,
   /** Once a majority has it; standalone, the same as LEADER. */
   QUORUM

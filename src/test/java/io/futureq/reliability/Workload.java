@@ -54,7 +54,10 @@ import java.util.function.Consumer;
  *   <li>{@code CANCEL_IN_FLIGHT}: {@code g1} does not ack its first delivery but cancels it by key
  *       (in flight); {@code g2} acks;
  *   <li>{@code REUSE_AFTER_ACK}: once both groups acked it, its key is published again 50 ms later
- *       ({@code REUSED}), and again every 250 ms while the broker answers that the key is taken.
+ *       ({@code REUSED}), and again every 250 ms while the broker answers that the key is taken;
+ *   <li>{@code LEADER_ACKED}: no key, published by a second producer at ack level LEADER; both groups ack it. It
+ *       may be lost only where the README allows: in a cluster, when the Raft leader's node failed (killed,
+ *       stopped, cut off) within {@link #LEADER_LOSS_WINDOW_MS} of its answer; standalone, never.
  * </ul>
  *
  * A driver reports each disruption (a kill and restart, a stop and continue, a partition) with
@@ -82,8 +85,13 @@ final class Workload {
    * delete batch (issue 9 #9, which {@code KeyReuseE2ETest} covers with a 30 s interval).
    */
   static final long KEY_FREE_MS = 10_000;
+  /**
+   * A LEADER-acked message is answered before a majority has it; the followers normally have it milliseconds
+   * later. A failure of the leader's node this long after the answer (or before it) may still lose it; later, not.
+   */
+  static final long LEADER_LOSS_WINDOW_MS = 2_000;
 
-  enum Kind { PLAIN, NACKED, TTL, CANCEL_PENDING, CANCEL_IN_FLIGHT, REUSE_AFTER_ACK, REUSED }
+  enum Kind { PLAIN, NACKED, TTL, CANCEL_PENDING, CANCEL_IN_FLIGHT, REUSE_AFTER_ACK, REUSED, LEADER_ACKED }
 
   /**
    * @param ratePerSecond messages published per second (cancels and key reuses come on top)
@@ -203,6 +211,8 @@ final class Workload {
   private final ScheduledExecutorService actions = daemon("workload-actions");
   private final List<FutureQConsumer> consumers = new ArrayList<>();
   private FutureQProducer producer;
+  /** Publishes the {@code LEADER_ACKED} messages. */
+  private FutureQProducer leaderAcked;
   private ScheduledFuture<?> publishing;
   private long quietStartMs = Long.MAX_VALUE;
   private long pendingAfter = -1;
@@ -233,6 +243,9 @@ final class Workload {
         new ConsumerOptions(200, true, Duration.ofSeconds(1), Duration.ofMillis(50), 1)));
     producer = client.producer(new ProducerOptions(100, 1 << 20, Duration.ofMillis(1), 100_000,
         Duration.ofSeconds(30), AckLevel.ACK_LEVEL_QUORUM, Duration.ofMillis(50), Duration.ofSeconds(60),
+        Duration.ofSeconds(5)));
+    leaderAcked = client.producer(new ProducerOptions(100, 1 << 20, Duration.ofMillis(1), 100_000,
+        Duration.ofSeconds(30), AckLevel.ACK_LEVEL_LEADER, Duration.ofMillis(50), Duration.ofSeconds(60),
         Duration.ofSeconds(5)));
     AtomicLong seq = new AtomicLong();
     publishing = publisher.scheduleAtFixedRate(() -> publishOne(seq.incrementAndGet()), 0,
@@ -279,6 +292,13 @@ final class Workload {
   // Traffic
 
   private void publishOne(long n) {
+    if (random.nextDouble() < 0.1) {
+      Published p = new Published("l-" + Long.toHexString(options.seed()) + "-" + n + "#0", "", Kind.LEADER_ACKED,
+          (long) (random.nextDouble() * (options.maxDelayMs() + 1)), 0, 0, null);
+      published.put(p.payload, p);
+      send(p);
+      return;
+    }
     double r = random.nextDouble();
     Kind kind = r < 0.45 ? Kind.PLAIN : r < 0.60 ? Kind.NACKED : r < 0.70 ? Kind.TTL : r < 0.78 ? Kind.CANCEL_PENDING
         : r < 0.86 ? Kind.CANCEL_IN_FLIGHT : Kind.REUSE_AFTER_ACK;
@@ -299,13 +319,16 @@ final class Workload {
     if (p.firstSentAtMs == 0) {
       p.firstSentAtMs = now;
     }
-    OutgoingMessage.Builder m = OutgoingMessage.to(TOPIC).payload(p.payload).key(p.key)
-        .delay(Duration.ofMillis(p.delayMs));
+    OutgoingMessage.Builder m = OutgoingMessage.to(TOPIC).payload(p.payload).delay(Duration.ofMillis(p.delayMs));
+    if (!p.key.isEmpty()) {
+      m.key(p.key);
+    }
     if (p.ttlMs > 0) {
       m.ttl(Duration.ofMillis(p.ttlMs));
     }
     long sentAt = now;
-    producer.send(m.build()).whenComplete((result, failure) -> onAnswer(p, sentAt, result, failure));
+    (p.kind == Kind.LEADER_ACKED ? leaderAcked : producer).send(m.build())
+        .whenComplete((result, failure) -> onAnswer(p, sentAt, result, failure));
   }
 
   private void onAnswer(Published p, long sentAt, SendResult result, Throwable failure) {
@@ -447,8 +470,10 @@ final class Workload {
     publisher.shutdown();
     publisher.awaitTermination(10, TimeUnit.SECONDS);
     producer.flush();
+    leaderAcked.flush();
     long until = System.currentTimeMillis() + 60_000;
-    while ((producer.outstanding() > 0 || reusesInProgress.get() > 0) && System.currentTimeMillis() < until) {
+    while ((producer.outstanding() > 0 || leaderAcked.outstanding() > 0 || reusesInProgress.get() > 0)
+        && System.currentTimeMillis() < until) {
       Thread.sleep(50);
     }
     // a TTL message's reuse waits for its expiry: at most max delay + 0.8 s after its answer
@@ -465,6 +490,7 @@ final class Workload {
     actions.shutdownNow();
     consumers.forEach(FutureQConsumer::close);
     producer.close();
+    leaderAcked.close();
   }
 
   void stop() {
@@ -573,6 +599,30 @@ final class Workload {
     }
     v.put("lost: answered, owed to a group, never delivered to it", lost);
     v.put("lost ids: the id the answer gave never delivered to a group", lostIds);
+
+    // lost at ack level LEADER: as above, allowed only near a failure of the Raft leader's node
+    long lostAtLeader = 0;
+    long lostAtLeaderAllowed = 0;
+    for (Published p : published.values()) {
+      if (p.kind != Kind.LEADER_ACKED || p.messageId == null) {
+        continue;
+      }
+      for (String g : GROUPS) {
+        if (deliveredTo.contains(g + "#" + p.messageId)) {
+          continue;
+        }
+        if (nearLeaderFailure(p.answeredAtMs)) {
+          lostAtLeaderAllowed++;
+          example(examples, "lost at LEADER, leader failed", g + " never got " + p.payload + " id " + p.messageId);
+        } else {
+          lostAtLeader++;
+          example(examples, "lost at LEADER", g + " never got " + p.payload + " id " + p.messageId
+              + (deliveredTo.contains(g + "/" + p.payload) ? " (got its payload under another id)" : ""));
+        }
+      }
+    }
+    v.put("lost at LEADER: answered, never delivered (under its id), leader's node fine", lostAtLeader);
+    allowed.put("lost at LEADER: the leader's node failed right after the answer", lostAtLeaderAllowed);
 
     // early: received before its due time (groups and universal), or due before the publish call plus
     // its delay; after a nack, delivered to that group again before nack + delay with no disruption
@@ -804,6 +854,20 @@ final class Workload {
     figures.put("deliveries in the quiet window", quietDeliveries);
     return new Report(name, rounds, options.seed(), System.currentTimeMillis() - beginMs, drained, figures, v, allowed,
         examples, brokerLog, notes);
+  }
+
+  /**
+   * Whether a disruption of the Raft leader's node (a driver names it "(leader") began within {@link
+   * #LEADER_LOSS_WINDOW_MS} after {@code answeredAtMs}, or began before it and lasted past it.
+   */
+  private boolean nearLeaderFailure(long answeredAtMs) {
+    for (Disruption d : disruptions) {
+      if (d.what().contains("(leader") && d.startMs() <= answeredAtMs + LEADER_LOSS_WINDOW_MS
+          && d.endMs() >= answeredAtMs) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static void example(Map<String, List<String>> examples, String kind, String text) {
