@@ -92,6 +92,11 @@ final class BenchCommand implements Callable<Integer> {
       description = "Credit per consumer (default ${DEFAULT-VALUE}).")
   int maxInFlight;
 
+  @Option(names = "--publish-window", description = "Messages each producer may have unanswered; it waits for "
+      + "answers beyond (default: 64 batches, at least 10000). Set it to --batch for one request at a time, where "
+      + "publish_latency_ms is the round trip rather than the wait in the queue.")
+  Integer publishWindow;
+
   @Option(names = "--ack-level", defaultValue = "QUORUM",
       description = "NONE, LEADER or QUORUM (default ${DEFAULT-VALUE}).")
   String ackLevel;
@@ -162,9 +167,9 @@ final class BenchCommand implements Callable<Integer> {
 
   private BenchRun.Plan plan() {
     if (messages < 1 || payload < 0 || producers < 1 || consumers < 0 || groups < 1 || batch < 1 || maxInFlight < 1
-        || warmup < 0) {
+        || warmup < 0 || (publishWindow != null && publishWindow < batch)) {
       throw new CommandLine.ParameterException(spec.commandLine(), "--messages, --producers, --consumers, --groups, "
-          + "--batch and --max-in-flight must be positive, --payload and --warmup >= 0");
+          + "--batch and --max-in-flight must be positive, --payload and --warmup >= 0, --publish-window >= --batch");
     }
     Duration min = delayMin != null ? delayMin : burst ? DEFAULT_BURST_LEAD : DEFAULT_DELAY_MIN;
     if (!burst && delayMax.compareTo(min) < 0) {
@@ -178,7 +183,8 @@ final class BenchCommand implements Callable<Integer> {
     }
     String name = topic != null ? topic : "bench-" + UUID.randomUUID().toString().substring(0, 8);
     return new BenchRun.Plan(name, "bench", groups, messages, payload, min, burst ? min : delayMax, burst, producers,
-        publishOnly ? 0 : consumers, batch, maxInFlight, level, extraWait);
+        publishOnly ? 0 : consumers, batch, maxInFlight, level, extraWait,
+        publishWindow != null ? publishWindow : Math.max(batch * 64, 10_000));
   }
 
   private ProcessCpu brokerCpu() {

@@ -33,14 +33,14 @@ final class BenchRun {
    */
   record Plan(String topic, String group, int groups, int messages, int payloadBytes, Duration delayMin,
       Duration delayMax, boolean burst, int producers, int consumers, int batch, int maxInFlight,
-      io.futureq.api.grpc.AckLevel ackLevel, Duration extraWait) {
+      io.futureq.api.grpc.AckLevel ackLevel, Duration extraWait, int publishWindow) {
     /**
      * The warm-up for this plan: the same producers, batch, credit, payload and ack level on its own topic, due
      * 0-1 s after publishing. It always has consumers, so it leaves nothing stored, even before a publish-only run.
      */
     Plan warmup(int warmupMessages) {
       return new Plan(topic + "-warmup", group, groups, warmupMessages, payloadBytes, Duration.ZERO, WARMUP_MAX_DELAY,
-          false, producers, Math.max(1, consumers), batch, maxInFlight, ackLevel, extraWait);
+          false, producers, Math.max(1, consumers), batch, maxInFlight, ackLevel, extraWait, publishWindow);
     }
 
     String groupName(int g) {
@@ -194,7 +194,7 @@ final class BenchRun {
     byte[] payload = new byte[plan.payloadBytes()];
     java.util.Arrays.fill(payload, (byte) 'x');
     ProducerOptions options = ProducerOptions.defaults().withBatchMessages(plan.batch()).withAckLevel(plan.ackLevel())
-        .withMaxOutstandingMessages(Math.max(plan.batch() * 64, 10_000));
+        .withMaxOutstandingMessages(plan.publishWindow());
     boolean track = plan.consumers() > 0;
     AtomicLong done = new AtomicLong();
     try (FutureQProducer producer = client.producer(options)) {
