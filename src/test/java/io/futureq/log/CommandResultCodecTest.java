@@ -24,14 +24,18 @@ class CommandResultCodecTest {
       .setPayload(ByteString.copyFromUtf8("body")).setKey("k").putHeaders("h", "v").setDueMs(7_000)
       .setEnqueuedMs(6_000).setExpireMs(90_000).setEventId(1).build();
 
+  /** A store's results name the messages, in order with their duplicate flags, and carry no payloads back. */
   @Test
-  void storedRoundTripsWithDuplicateFlagsInOrder() {
-    CommandResult.Stored stored = (CommandResult.Stored) roundTrip(new CommandResult.Stored(List.of(
-        new StoredRef(KEY_A, MESSAGE, false), new StoredRef(KEY_B, MESSAGE.toBuilder().setEventId(2).build(), true))));
+  void storedRoundTripsAsKeysEventIdsAndDuplicateFlagsInOrderWithoutTheContent() {
+    CommandResult.Stored original = new CommandResult.Stored(List.of(
+        new StoredRef(KEY_A, MESSAGE, false), new StoredRef(KEY_B, MESSAGE.toBuilder().setEventId(2).build(), true)));
+    ApplyResults encoded = CommandResultCodec.encode(List.of(original));
+    CommandResult.Stored stored = (CommandResult.Stored) CommandResultCodec.decode(encoded).get(0);
 
     assertEquals(2, stored.messages().size());
-    assertRef(new StoredRef(KEY_A, MESSAGE, false), stored.messages().get(0));
-    assertRef(new StoredRef(KEY_B, MESSAGE.toBuilder().setEventId(2).build(), true), stored.messages().get(1));
+    StoredMessage named = StoredMessage.newBuilder().setEventId(1).build();
+    assertRef(new StoredRef(KEY_A, named, false), stored.messages().get(0));
+    assertRef(new StoredRef(KEY_B, named.toBuilder().setEventId(2).build(), true), stored.messages().get(1));
   }
 
   @Test
