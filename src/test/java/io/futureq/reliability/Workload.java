@@ -683,8 +683,10 @@ final class Workload {
     long keyTakenBriefly = 0;
     // resurrection through the key: once a REUSED publish of its key was stored, the previous message
     // was acked by both groups and deleted for good (or expired); any delivery of it after that answer
-    // is a resurrection, whether or not a disruption came between
+    // is a resurrection, whether or not a disruption came between; except the universal subscriber's first
+    // copy, which it is owed (it holds nothing and acks nothing the groups wait for) and may get late
     long resurrectedAfterKeyReuse = 0;
+    long universalCopyLate = 0;
     Map<String, List<Received>> byPayload = new HashMap<>();
     all.forEach(r -> byPayload.computeIfAbsent(r.payload(), k -> new ArrayList<>()).add(r));
     for (Published p : published.values()) {
@@ -741,7 +743,11 @@ final class Workload {
         }
         if (p.messageId != null) {
           for (Received r : byPayload.getOrDefault(prev.payload, List.of())) {
-            if (r.receivedAtMs() > p.answeredAtMs + TRANSIT_MS) {
+            if (r.receivedAtMs() > p.answeredAtMs + TRANSIT_MS && r.group().equals(UNIVERSAL) && r.attempt() == 1) {
+              // The universal subscriber's one copy of a message due while it was connected (README): late, not a
+              // resurrection. Seen once: five copies 3.6 s late while a follower was stopped, its groups long done.
+              universalCopyLate++;
+            } else if (r.receivedAtMs() > p.answeredAtMs + TRANSIT_MS) {
               resurrectedAfterKeyReuse++;
               example(examples, "resurrected after its key was reused", r + " key reused, stored at "
                   + p.answeredAtMs);
@@ -755,6 +761,7 @@ final class Workload {
     v.put("key reuse: an expired message's key swallowed a publish", swallowedByExpired);
     v.put("key reuse: key still taken " + KEY_FREE_MS + " ms after both acks, no disruption", keyTakenAfterAck);
     v.put("resurrected: delivered after its key was stored again", resurrectedAfterKeyReuse);
+    allowed.put("universal copy arriving after its key was stored again (its groups had acked it)", universalCopyLate);
 
     // resurrected through storage: a dead broker's store, read before its restart, held a group's ack;
     // a delivery to that group from the restarted broker brings back what it had recovered as acked
