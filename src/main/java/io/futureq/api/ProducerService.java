@@ -24,7 +24,6 @@ import io.futureq.security.PermissionDenied;
 import io.futureq.security.Principal;
 import io.futureq.security.RateLimited;
 import io.futureq.storage.MessageIds;
-import io.futureq.storage.StorageKeys;
 import io.futureq.topic.TopicRouter;
 import io.grpc.Status;
 import java.util.HashSet;
@@ -175,8 +174,7 @@ public final class ProducerService implements ProducerPowerApi {
     PublishResponse.Builder response = PublishResponse.newBuilder().setRequestId(requestId);
     int slot = at.firstSlot();
     for (NewMessage m : command.getStore().getMessagesList()) {
-      byte[] key = StorageKeys.message(StorageKeys.topicHash(m.getTopic()), m.getDueMs() / bucketMs,
-          EventIds.of(at.logIndex(), slot++));
+      byte[] key = EventIds.storageKey(m, bucketMs, EventIds.of(at.logIndex(), slot++));
       response.addMessageIds(MessageIds.of(key)).addDuplicate(false);
     }
     return response.build();

@@ -295,7 +295,7 @@ public final class BrokerStateMachine {
         }
       }
       nextEventId = Math.max(nextEventId, eventId + 1);
-      byte[] key = StorageKeys.message(StorageKeys.topicHash(m.getTopic()), m.getDueMs() / bucketMs, eventId);
+      byte[] key = EventIds.storageKey(m, bucketMs, eventId);
       StoredMessage.Builder built = StoredMessage.newBuilder().setTopic(m.getTopic()).setPayload(m.getPayload())
           .setKey(m.getKey()).setDueMs(m.getDueMs()).setEnqueuedMs(enqueuedMs).setExpireMs(m.getExpireMs())
           .setEventId(eventId); // headers only when there are some: even an empty putAll builds a map

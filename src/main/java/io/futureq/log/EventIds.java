@@ -1,6 +1,8 @@
 package io.futureq.log;
 
 import io.futureq.log.proto.LogCommand;
+import io.futureq.log.proto.NewMessage;
+import io.futureq.storage.StorageKeys;
 
 /**
  * How a stored message's event id follows from where it is in the log: the index of its entry, and its slot, its
@@ -24,6 +26,14 @@ public final class EventIds {
       throw new IllegalArgumentException("a log entry carries at most " + MAX_SLOTS + " new messages");
     }
     return (index << SLOT_BITS) | slot;
+  }
+
+  /**
+   * The storage key of new message {@code m} under {@code eventId}: the one derivation both the apply and the
+   * {@code ACK_LEVEL_LEADER} answer (which names the ids before the apply) use.
+   */
+  public static byte[] storageKey(NewMessage m, long bucketMs, long eventId) {
+    return StorageKeys.message(StorageKeys.topicHash(m.getTopic()), m.getDueMs() / bucketMs, eventId);
   }
 
   /** How many slots {@code command} takes: its new messages, also those inside a leader entry. */
