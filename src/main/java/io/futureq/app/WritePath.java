@@ -48,7 +48,8 @@ final class WritePath {
     long maxCommandBytes = raft == null ? Long.MAX_VALUE : settings.raft().maxEntryBytes() - ENTRY_OVERHEAD_BYTES;
     long maxWriteBytes = Math.min(settings.storage().maxQueuedBytes(), maxCommandBytes);
     ActorRef<WriteBatcher.Command> batcher = system.systemActorOf(WriteBatcher.create(
-        settings.storage().groupCommitMaxCommands(), maxWriteBytes, timeout, MAX_RESENDS), BATCHER_NAME,
+        settings.storage().groupCommitMaxCommands(), maxWriteBytes, settings.storage().writesInFlight(), timeout,
+        MAX_RESENDS), BATCHER_NAME,
         Props.empty());
     LogWriter writer = new LogWriter(log, batcher, limit, maxCommandBytes, timeout);
     JournalBackend.get(system).bind(log, writer, store);

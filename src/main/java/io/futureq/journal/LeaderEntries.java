@@ -26,11 +26,12 @@ final class LeaderEntries {
   }
 
   /**
-   * Appends the leader's write as one log entry and completes the event's outcome with what the state machine did
-   * (applied or fenced) or with the log's failure, before the returned stage completes: so the leader knows the
-   * outcome before Pekko confirms the write and hands it the next command. The write itself never fails: a fenced
-   * or refused entry is the leader's business (it answers its writer and adjusts its sequence number), not a
-   * reason to stop the actor.
+   * Appends the leader's write as one log command and confirms the write at once, before it is applied: the log
+   * keeps the order of appends (one committer queue, and Raft's ordered client), so the leader may persist its next
+   * entry while this one is on its way; that is what pipelines the leader's entries. The event's outcome completes
+   * later with what the state machine did (applied, already applied, out of order or fenced) or with the log's
+   * failure. The write itself never fails: a fenced or refused entry is the leader's business (it answers its
+   * writer and renumbers), not a reason to stop the actor.
    */
   static CompletionStage<Optional<Exception>> write(EventLog log, AtomicWrite atomic) {
     var reprs = CollectionConverters.asJava(atomic.payload());
@@ -49,16 +50,14 @@ final class LeaderEntries {
     } catch (RuntimeException e) {
       appended = CompletableFuture.failedFuture(e);
     }
-    return appended.handle((result, failure) -> {
+    appended.whenComplete((result, failure) -> {
       if (failure != null) {
         event.outcome().completeExceptionally(failure instanceof CompletionException && failure.getCause() != null
             ? failure.getCause() : failure);
       } else {
         event.outcome().complete((CommandResult.LeaderEntryApplied) result);
       }
-      // Written either way: the log has the entry or refused it, and the leader learns which from the outcome.
-      return Optional.<Exception>empty();
     });
+    return CompletableFuture.completedFuture(Optional.empty());
   }
-
 }

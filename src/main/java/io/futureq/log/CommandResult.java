@@ -90,20 +90,46 @@ public sealed interface CommandResult {
   record NackDelayed(String topic, String group, int marked) implements CommandResult {}
 
   /**
-   * A leader entry. Applied: {@code results} are its commands' results in order. Fenced: its sequence number was
-   * not {@code appliedSequenceNr + 1} (a stale leader wrote it), nothing of it was applied and {@code results} is
-   * empty; the same on every replica. Already applied: its writer's write was applied before (sent again to a new
-   * leader), so its commands were not applied again and {@code results} is empty; its sequence number is used.
+   * A leader entry, as {@code verdict} says. Applied: {@code results} are its commands' results in order. Otherwise
+   * nothing of it was applied and {@code results} is empty, the same on every replica: see {@link Verdict}.
+   * {@code appliedSequenceNr} is the sequence number of the last leader entry applied once this one was decided.
    */
-  record LeaderEntryApplied(long sequenceNr, boolean fenced, long appliedSequenceNr, List<CommandResult> results,
-      boolean alreadyApplied) implements CommandResult {
+  record LeaderEntryApplied(long sequenceNr, Verdict verdict, long appliedSequenceNr, List<CommandResult> results)
+      implements CommandResult {
     public LeaderEntryApplied {
       results = List.copyOf(results);
     }
 
-    public LeaderEntryApplied(long sequenceNr, boolean fenced, long appliedSequenceNr, List<CommandResult> results) {
-      this(sequenceNr, fenced, appliedSequenceNr, results, false);
+    public boolean fenced() {
+      return verdict == Verdict.FENCED;
     }
+
+    public boolean alreadyApplied() {
+      return verdict == Verdict.ALREADY_APPLIED;
+    }
+
+    public boolean outOfOrder() {
+      return verdict == Verdict.OUT_OF_ORDER;
+    }
+  }
+
+  /** What the state machine decided about a leader entry. */
+  enum Verdict {
+    /** Its commands were applied. */
+    APPLIED,
+    /**
+     * Its sequence number was not {@code appliedSequenceNr + 1}: a stale leader wrote it, or an earlier entry of its
+     * leader was not applied. Its number is not used.
+     */
+    FENCED,
+    /** Its writer's write was applied before (sent again to another leader): not applied again; its number is used. */
+    ALREADY_APPLIED,
+    /**
+     * Its writer's write does not follow the last one applied of that writer (an earlier one was fenced or lost on
+     * the way): not applied, so that what applies of a writer stays a gap-free prefix of its writes; sending it again
+     * after the missing ones is safe. Its number is used.
+     */
+    OUT_OF_ORDER
   }
 
   /** Why messages were removed. */

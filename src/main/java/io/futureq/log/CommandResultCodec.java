@@ -110,7 +110,7 @@ public final class CommandResultCodec {
     } else if (result instanceof CommandResult.LeaderEntryApplied l) {
       out.setLeaderEntry(LeaderEntryResult.newBuilder().setSequenceNr(l.sequenceNr()).setFenced(l.fenced())
           .setAppliedSequenceNr(l.appliedSequenceNr()).addAllResults(encode(l.results()).getResultsList())
-          .setAlreadyApplied(l.alreadyApplied()));
+          .setAlreadyApplied(l.alreadyApplied()).setOutOfOrder(l.outOfOrder()));
     } else {
       throw new IllegalArgumentException("no encoding for result " + result);
     }
@@ -171,8 +171,11 @@ public final class CommandResultCodec {
             result.getNackDelayed().getMarked());
       case LEADER_ENTRY: {
         LeaderEntryResult l = result.getLeaderEntry();
-        return new CommandResult.LeaderEntryApplied(l.getSequenceNr(), l.getFenced(), l.getAppliedSequenceNr(),
-            decode(ApplyResults.newBuilder().addAllResults(l.getResultsList()).build()), l.getAlreadyApplied());
+        CommandResult.Verdict verdict = l.getFenced() ? CommandResult.Verdict.FENCED
+            : l.getAlreadyApplied() ? CommandResult.Verdict.ALREADY_APPLIED
+            : l.getOutOfOrder() ? CommandResult.Verdict.OUT_OF_ORDER : CommandResult.Verdict.APPLIED;
+        return new CommandResult.LeaderEntryApplied(l.getSequenceNr(), verdict, l.getAppliedSequenceNr(),
+            decode(ApplyResults.newBuilder().addAllResults(l.getResultsList()).build()));
       }
       default:
         throw new IllegalArgumentException("apply result without a body: " + result);

@@ -1,5 +1,6 @@
 package io.futureq.log;
 
+import io.futureq.log.CommandResult.Verdict;
 import io.futureq.log.proto.LeaderEntry;
 import io.futureq.log.proto.LogCommand;
 import io.futureq.storage.OrderedStore.Space;
@@ -10,11 +11,14 @@ import java.util.List;
 import java.util.function.Function;
 
 /**
- * How {@link BrokerStateMachine} applies the write leader's entries: fenced by sequence number. An entry is applied
+ * How {@link BrokerStateMachine} applies the write leader's entries. Fenced by sequence number: an entry is applied
  * only if it is the successor of the last applied one; a stale leader (paused, partitioned, or replaced) continues
- * from a number someone else used already, and none of its entry is applied. An entry whose writer's write was
- * applied before (the writer sent it again to a new leader) takes its number but applies nothing. The decisions
- * read only replicated state, so every replica makes them the same way.
+ * from a number someone else used already, and none of its entry is applied. Then ordered per writer: a writer's
+ * write applies only if it is the one after the writer's last applied write. With several writes of a writer in
+ * flight (through one leader's pipeline, or sent again to the next leader), one refused on the way would otherwise
+ * let later ones apply and make its own resend look applied; so a write at or below the last applied one is
+ * already applied, and one beyond its successor is refused and goes again. The decisions read only replicated
+ * state, so every replica makes them the same way.
  */
 final class LeaderEntryApply {
   private LeaderEntryApply() {}
@@ -31,15 +35,20 @@ final class LeaderEntryApply {
    */
   static CommandResult.LeaderEntryApplied apply(LeaderEntry entry, long appliedSequenceNr, ApplyContext ctx,
       Function<LogCommand, CommandResult> command) {
-    if (entry.getSequenceNr() != appliedSequenceNr + 1) {
-      return new CommandResult.LeaderEntryApplied(entry.getSequenceNr(), true, appliedSequenceNr, List.of());
+    long sequenceNr = entry.getSequenceNr();
+    if (sequenceNr != appliedSequenceNr + 1) {
+      return new CommandResult.LeaderEntryApplied(sequenceNr, Verdict.FENCED, appliedSequenceNr, List.of());
     }
     if (!entry.getWriter().isEmpty()) {
       byte[] key = writerKey(entry.getWriter());
       byte[] highest = ctx.get(Space.META, key);
-      if (highest != null && entry.getWriteId() <= ByteBuffer.wrap(highest).getLong()) {
-        return new CommandResult.LeaderEntryApplied(entry.getSequenceNr(), false, entry.getSequenceNr(), List.of(),
-            true);
+      // A writer's ids start at 0: before its first write, the last applied is -1.
+      long lastApplied = highest == null ? -1 : ByteBuffer.wrap(highest).getLong();
+      if (entry.getWriteId() <= lastApplied) {
+        return new CommandResult.LeaderEntryApplied(sequenceNr, Verdict.ALREADY_APPLIED, sequenceNr, List.of());
+      }
+      if (entry.getWriteId() != lastApplied + 1) {
+        return new CommandResult.LeaderEntryApplied(sequenceNr, Verdict.OUT_OF_ORDER, sequenceNr, List.of());
       }
       ctx.put(Space.META, key, ByteBuffer.allocate(Long.BYTES).putLong(entry.getWriteId()).array());
     }
@@ -47,6 +56,6 @@ final class LeaderEntryApply {
     for (LogCommand c : entry.getCommandsList()) {
       results.add(command.apply(c));
     }
-    return new CommandResult.LeaderEntryApplied(entry.getSequenceNr(), false, entry.getSequenceNr(), results);
+    return new CommandResult.LeaderEntryApplied(sequenceNr, Verdict.APPLIED, sequenceNr, results);
   }
 }

@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -34,7 +35,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The write leader in a cluster: it runs on the node whose replica leads Raft, every member's writers reach it, and
  * writes far larger than remoting's ordinary 256 KiB message (a publish of several MiB, an answer with thousands of
- * ids) cross from a follower to it and back; a second leader at once is fenced, and nothing is applied twice.
+ * ids) cross from a follower to it and back; a second leader at once is fenced, and nothing is applied twice. The
+ * nodes send several writes at once to the leader (pipelined), so the fenced write's successors are refused as out of
+ * order and go again behind it.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class ClusterWriteLeaderE2ETest {
@@ -45,7 +48,7 @@ class ClusterWriteLeaderE2ETest {
 
   @Test
   void theWriteLeaderRunsWhereRaftLeadsAndTakesLargeWritesFromAFollower() throws Exception {
-    try (ClusterNodes cluster = new ClusterNodes(dir, 3)) {
+    try (ClusterNodes cluster = new ClusterNodes(dir, 3, Map.of("futureq.storage.writes-in-flight", 4), false)) {
       cluster.startAll();
       cluster.awaitAllReady(Duration.ofSeconds(90));
       int raftLeader = ClusterTopics.raftLeader(cluster);
@@ -88,16 +91,17 @@ class ClusterWriteLeaderE2ETest {
         ActorRef<LogLeader.Command> second = followerSystem.systemActorOf(LogLeader.create(Duration.ofMillis(50)),
             "second-leader", Props.empty());
         TestProbe<LogLeader.WriteOutcome> answers = TestProbe.create(followerSystem);
-        // Other writes of the real leader may take its first number: then it is fenced and continues after them.
+        // Other writes of the real leader may take its first number: then it is fenced and continues after them,
+        // and the write goes again under its id, as a node's batcher sends it.
         LogLeader.WriteOutcome first = null;
         for (int attempt = 0; attempt < 5 && !(first instanceof LogLeader.Written); attempt++) {
-          second.tell(new LogLeader.Write("second", attempt, publish("fenced", "second-1"), answers.getRef()));
+          second.tell(new LogLeader.Write("second", 0, publish("fenced", "second-1"), answers.getRef()));
           first = answers.receiveMessage(WAIT);
         }
         assertInstanceOf(LogLeader.Written.class, first);
         ids.add(producer.send(OutgoingMessage.to("fenced").payload("real-1").build())
             .get(WAIT.toSeconds(), TimeUnit.SECONDS).messageId());
-        second.tell(new LogLeader.Write("second", 9, publish("fenced", "second-2"), answers.getRef()));
+        second.tell(new LogLeader.Write("second", 1, publish("fenced", "second-2"), answers.getRef()));
         assertInstanceOf(LogLeader.Fenced.class, answers.receiveMessage(WAIT));
         assertEquals(2, client.topicStats("fenced").get(10, TimeUnit.SECONDS).getPending(),
             "second-1 and real-1, each once; not second-2");

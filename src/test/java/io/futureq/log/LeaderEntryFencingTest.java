@@ -111,11 +111,11 @@ class LeaderEntryFencingTest {
   /** A batcher sends a write again to a new leader when the old one did not answer: it is applied once. */
   @Test
   void aWriteSentAgainThroughAnotherLeaderIsAppliedOnce() {
-    CommandResult.LeaderEntryApplied first = apply(write(1, "node-a", 5, store(message(TOPIC, "w5", 0))));
-    CommandResult.LeaderEntryApplied again = apply(write(2, "node-a", 5, store(message(TOPIC, "w5", 0))));
-    CommandResult.LeaderEntryApplied next = apply(write(3, "node-a", 6, store(message(TOPIC, "w6", 0))));
-    CommandResult.LeaderEntryApplied other = apply(write(4, "node-b", 1, store(message(TOPIC, "b1", 0))));
-    CommandResult.LeaderEntryApplied older = apply(write(5, "node-a", 4, store(message(TOPIC, "w4", 0))));
+    CommandResult.LeaderEntryApplied first = apply(write(1, "node-a", 0, store(message(TOPIC, "w0", 0))));
+    CommandResult.LeaderEntryApplied again = apply(write(2, "node-a", 0, store(message(TOPIC, "w0", 0))));
+    CommandResult.LeaderEntryApplied next = apply(write(3, "node-a", 1, store(message(TOPIC, "w1", 0))));
+    CommandResult.LeaderEntryApplied other = apply(write(4, "node-b", 0, store(message(TOPIC, "b0", 0))));
+    CommandResult.LeaderEntryApplied older = apply(write(5, "node-a", 0, store(message(TOPIC, "w0", 0))));
 
     assertFalse(first.alreadyApplied());
     assertTrue(again.alreadyApplied());
@@ -123,9 +123,32 @@ class LeaderEntryFencingTest {
     assertTrue(again.results().isEmpty());
     assertFalse(next.alreadyApplied());
     assertFalse(other.alreadyApplied(), "each writer has its own ids");
-    assertTrue(older.alreadyApplied(), "ids of a writer only grow: a lower one was decided before");
-    assertEquals(List.of("w5", "w6", "b1"), testLog.messagesOf(TOPIC).stream()
+    assertTrue(older.alreadyApplied(), "a writer's lower id was decided before");
+    assertEquals(List.of("w0", "w1", "b0"), testLog.messagesOf(TOPIC).stream()
         .map(m -> m.getPayload().toStringUtf8()).toList());
     assertEquals(5, BrokerStateMachine.leaderSequenceNr(testLog.store()), "every entry took its number");
+  }
+
+  /**
+   * Pipelined writes: write 0 of a writer is lost on the way (its leader's entry fenced) while write 1 reaches the
+   * log through the next entry. Write 1 must not apply before write 0, or write 0's resend would look applied and
+   * its messages would be lost; it is refused, and both apply when sent again in order.
+   */
+  @Test
+  void aWriteWhoseEarlierWriteWasNotAppliedIsRefusedUntilThatOneIs() {
+    CommandResult.LeaderEntryApplied lost = apply(write(2, "node-a", 0, store(message(TOPIC, "w0", 0))));
+    CommandResult.LeaderEntryApplied ahead = apply(write(1, "node-a", 1, store(message(TOPIC, "w1", 0))));
+    CommandResult.LeaderEntryApplied firstAgain = apply(write(2, "node-a", 0, store(message(TOPIC, "w0", 0))));
+    CommandResult.LeaderEntryApplied secondAgain = apply(write(3, "node-a", 1, store(message(TOPIC, "w1", 0))));
+    CommandResult.LeaderEntryApplied skipping = apply(write(4, "node-b", 1, store(message(TOPIC, "b1", 0))));
+
+    assertTrue(lost.fenced());
+    assertTrue(ahead.outOfOrder());
+    assertTrue(ahead.results().isEmpty());
+    assertEquals(CommandResult.Verdict.APPLIED, firstAgain.verdict(), "the out-of-order entry used number 1");
+    assertEquals(CommandResult.Verdict.APPLIED, secondAgain.verdict());
+    assertTrue(skipping.outOfOrder(), "a writer's first write is its write 0");
+    assertEquals(List.of("w0", "w1"), testLog.messagesOf(TOPIC).stream()
+        .map(m -> m.getPayload().toStringUtf8()).toList());
   }
 }

@@ -25,13 +25,15 @@ import org.apache.pekko.persistence.typed.PersistenceId;
 import org.apache.pekko.persistence.typed.RecoveryCompleted;
 import org.apache.pekko.persistence.typed.javadsl.CommandHandler;
 import org.apache.pekko.persistence.typed.javadsl.EventHandler;
+import org.apache.pekko.persistence.typed.javadsl.Effect;
 import org.apache.pekko.persistence.typed.javadsl.EventSourcedBehavior;
 import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
 
 /**
  * The write leader of the design card: the one actor that puts commands into the log, each {@link Write} as one
- * event persisted through the FutureQ journal ({@code futureq.journal}), where one event is one log entry (one
- * fsynced RocksDB batch standalone, one Raft entry in a cluster).
+ * event persisted through the FutureQ journal ({@code futureq.journal}), where one event is one log command applied
+ * atomically (written with whatever else the log commits at once: one fsynced RocksDB batch standalone, one Raft
+ * entry in a cluster).
  *
  * <p>Its event <em>is</em> the log entry: the journal does not store it again, it appends it as a
  * {@code LeaderEntry} carrying the event's sequence number, and the state machine applies it on every replica only
@@ -39,10 +41,15 @@ import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
  * everywhere). So the only state a leader recovers is the highest sequence number, which the state machine keeps
  * as replicated state; replays carry no events.
  *
- * <p>Pekko Persistence allows one write in flight per persistent actor; group commit happens before the leader:
- * each node's {@link WriteBatcher} gathers what its writers appended while its last {@link Write} was in flight.
- * A fenced write is answered {@link Fenced} (its writer may send it again) and the leader continues after the number
- * the log applied; a write the log failed is answered {@link Failed}.
+ * <p>Pipelined: Pekko Persistence persists one event at a time, but the journal confirms the leader's event once
+ * the log has it in order (queued for the next group commit or Raft entry), not once it is applied; so up to
+ * {@code maxInFlight} entries are on their way while the leader takes the next write, and each writer is answered
+ * when its entry is applied. Because the log keeps their order, what applies of a leader's entries is a prefix of
+ * them as long as its numbers are right; once one is fenced or failed, the later ones in flight are fenced too, so
+ * the leader takes no write until all have come back, then continues after the number the log last reported
+ * applied. Group commit happens before the leader as well: each node's {@link WriteBatcher} gathers what its writers
+ * appended into one {@link Write}. A fenced write is answered {@link Fenced} (its writer may send it again); a write
+ * the log failed is answered {@link Failed}.
  */
 public final class LogLeader {
   /**
@@ -111,6 +118,12 @@ public final class LogLeader {
   public record AlreadyApplied(long writeId) implements WriteOutcome {}
 
   /**
+   * Not applied: an earlier write of the same writer was not applied before it (fenced, or lost with a leader), and a
+   * writer's writes apply only in order. Resending it after the earlier ones is safe.
+   */
+  public record OutOfOrder(long writeId) implements WriteOutcome {}
+
+  /**
    * The log failed the entry, for the reason {@code kind} names. Standalone nothing of it was applied; in a cluster
    * it may still be (a Raft timeout), so it is never resent.
    */
@@ -147,6 +160,9 @@ public final class LogLeader {
   /** The leader's state: how many entries it persisted since it recovered (its sequence number is the log's). */
   public record State(long persisted) {}
 
+  /** Entries a leader has in flight at most by default; writes beyond wait in its stash. */
+  public static final int DEFAULT_MAX_IN_FLIGHT = 64;
+
   /**
    * @param restartBackoff least pause before a leader that was fenced or failed recovers again
    */
@@ -156,9 +172,25 @@ public final class LogLeader {
 
   /** @param diskAcks this node's Raft replica's, for {@link OnLeaderDisk}; null standalone */
   public static Behavior<Command> create(Duration restartBackoff, LeaderDiskAcks diskAcks) {
-    return Behaviors.supervise(Behaviors.<Command>setup(ctx -> new Persistent(ctx, restartBackoff, diskAcks)))
-        .onFailure(SupervisorStrategy.restartWithBackoff(restartBackoff, restartBackoff.multipliedBy(20), 0.2));
+    return create(restartBackoff, diskAcks, DEFAULT_MAX_IN_FLIGHT);
   }
+
+  /** @param maxInFlight entries persisted and not yet applied (or refused) at most */
+  public static Behavior<Command> create(Duration restartBackoff, LeaderDiskAcks diskAcks, int maxInFlight) {
+    return Behaviors.supervise(Behaviors.<Command>setup(ctx -> new Persistent(ctx, restartBackoff, diskAcks,
+        maxInFlight))).onFailure(SupervisorStrategy.restartWithBackoff(restartBackoff, restartBackoff.multipliedBy(20),
+        0.2));
+  }
+
+  /**
+   * Told to itself when the log reported on entry {@code sequenceNr}: {@code appliedSequenceNr} is the log's last
+   * applied leader entry then, or -1 when the log failed the entry (it does not know).
+   */
+  private record EntryDone(long generation, long sequenceNr, boolean applied, long appliedSequenceNr)
+      implements Command {}
+
+  /** Tells a restarted leader's entries from those of the instance before it, which answer to the same address. */
+  private static final AtomicLong GENERATIONS = new AtomicLong();
 
   /** The outcome of an entry the journal reported on, as the answer to write {@code id}. */
   static WriteOutcome outcomeOf(long id, CommandResult.LeaderEntryApplied applied, Throwable failure) {
@@ -170,6 +202,9 @@ public final class LogLeader {
     }
     if (applied.alreadyApplied()) {
       return new AlreadyApplied(id);
+    }
+    if (applied.outOfOrder()) {
+      return new OutOfOrder(id);
     }
     return new Written(id, CommandResultCodec.encode(applied.results()));
   }
@@ -191,24 +226,32 @@ public final class LogLeader {
 
   private static final class Persistent extends EventSourcedBehavior<Command, EntryPersisted, State> {
     private final ActorContext<Command> ctx;
+    private final LeaderDiskAcks diskAcks;
+    private final int maxInFlight;
+    private final long generation = GENERATIONS.incrementAndGet();
+    /** The leader sequence number of the next entry: the recovered one + 1, then one more per entry persisted. */
+    private long next;
+    /** The highest leader sequence number the log reported applied (recovered, then from each outcome). */
+    private long reportedApplied;
+    /** Entries persisted whose outcome has not come back. */
+    private int inFlight;
     /**
-     * The leader sequence number of the next entry: the recovered one + 1, then one past each applied entry. A
-     * refused entry (a disk error, no quorum) leaves it as it is, because the state machine did not take the number
-     * (or, after a Raft timeout, may take it later, and then the next entry is fenced); a fenced entry moves it past
-     * the number the log applied. Set when the journal completes an outcome, which is before it confirms the write
-     * and so before the next command is handled.
+     * Set when an entry was fenced or failed: its successors in flight will be fenced, so nothing more is persisted
+     * until they are all back, and the numbering restarts after {@link #reportedApplied}.
      */
-    private final AtomicLong next = new AtomicLong();
+    private boolean draining;
     /** Set by {@link Resign}; never cleared (a node that leads again gets a new leader, with a new name). */
     private boolean resigned;
 
-    private final LeaderDiskAcks diskAcks;
-
-    Persistent(ActorContext<Command> ctx, Duration restartBackoff, LeaderDiskAcks diskAcks) {
+    Persistent(ActorContext<Command> ctx, Duration restartBackoff, LeaderDiskAcks diskAcks, int maxInFlight) {
       super(PersistenceId.ofUniqueId(PERSISTENCE_ID),
           SupervisorStrategy.restartWithBackoff(restartBackoff, restartBackoff.multipliedBy(20), 0.2));
+      if (maxInFlight < 1) {
+        throw new IllegalArgumentException("maxInFlight must be at least 1, not " + maxInFlight);
+      }
       this.ctx = ctx;
       this.diskAcks = diskAcks;
+      this.maxInFlight = maxInFlight;
     }
 
     @Override
@@ -220,25 +263,28 @@ public final class LogLeader {
     public CommandHandler<Command, EntryPersisted, State> commandHandler() {
       return newCommandHandlerBuilder().forAnyState()
           .onCommand(Write.class, this::onWrite)
+          .onCommand(EntryDone.class, this::onEntryDone)
           .onCommand(Resign.class, this::onResign)
           .build();
     }
 
-    /** Handled after the write in flight (Pekko stashes commands meanwhile), so nothing persists after it. */
-    private org.apache.pekko.persistence.typed.javadsl.Effect<EntryPersisted, State> onResign(State state,
-        Resign resign) {
+    /** Writes waiting in the stash are answered {@link NotLeading} now; entries in flight still end as they end. */
+    private Effect<EntryPersisted, State> onResign(State state, Resign resign) {
       resigned = true;
-      return Effect().none();
+      return Effect().none().thenUnstashAll();
     }
 
     /** The reply goes when the journal completes the outcome: after the entry was applied, or failed or fenced. */
-    private org.apache.pekko.persistence.typed.javadsl.Effect<EntryPersisted, State> onWrite(State state,
-        Write write) {
+    private Effect<EntryPersisted, State> onWrite(State state, Write write) {
       if (resigned) {
         write.replyTo().tell(new NotLeading(write.id()));
         return Effect().none();
       }
-      long sequenceNr = next.get();
+      if (draining || inFlight >= maxInFlight) {
+        return Effect().stash();
+      }
+      long sequenceNr = next++;
+      inFlight++;
       EntryPersisted event = new EntryPersisted(sequenceNr, write.writer(), write.id(), write.commands(),
           new CompletableFuture<>());
       if (write.onLeaderDisk() != null && diskAcks != null) {
@@ -246,16 +292,37 @@ public final class LogLeader {
         diskAcks.await(sequenceNr).thenAccept(at ->
             write.onLeaderDisk().tell(new OnLeaderDisk(write.id(), at.logIndex(), at.firstSlot())));
       }
+      ActorRef<Command> self = ctx.getSelf();
       event.outcome().whenComplete((applied, failure) -> {
         if (diskAcks != null) {
           diskAcks.forget(sequenceNr);
         }
-        if (failure == null) {
-          next.set(applied.appliedSequenceNr() + 1);
-        }
+        // The writer is answered from here, in the log's order; the leader's own bookkeeping goes by its mailbox.
         write.replyTo().tell(outcomeOf(write.id(), applied, failure));
+        self.tell(failure != null ? new EntryDone(generation, sequenceNr, false, -1)
+            : new EntryDone(generation, sequenceNr, !applied.fenced(), applied.appliedSequenceNr()));
       });
       return Effect().persist(event);
+    }
+
+    private Effect<EntryPersisted, State> onEntryDone(State state, EntryDone done) {
+      if (done.generation() != generation) {
+        return Effect().none(); // an entry of the instance before a restart, which recovered after it was decided
+      }
+      inFlight--;
+      reportedApplied = Math.max(reportedApplied, done.appliedSequenceNr());
+      if (!done.applied()) {
+        draining = true;
+      }
+      if (draining && inFlight == 0) {
+        // Everything this leader wrote has come back: continue after what the log last said it applied. After a
+        // failure that is the failed entry's own number again (the log may still apply it late; then the next
+        // entry is fenced and this happens once more).
+        draining = false;
+        next = reportedApplied + 1;
+        return Effect().none().thenUnstashAll();
+      }
+      return inFlight == maxInFlight - 1 ? Effect().none().thenUnstashAll() : Effect().none();
     }
 
     /** The journal's highest sequence number for this id is the state machine's: continue after it. */
@@ -263,9 +330,10 @@ public final class LogLeader {
     public SignalHandler<State> signalHandler() {
       return newSignalHandlerBuilder().onSignal(RecoveryCompleted.instance(),
           state -> {
-            next.set(lastSequenceNumber(ctx) + 1);
+            reportedApplied = lastSequenceNumber(ctx);
+            next = reportedApplied + 1;
             ctx.getLog().info("Write leader {} recovered: its first entry is number {}", ctx.getSelf().path().name(),
-                next.get());
+                next);
           }).build();
     }
 

@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
@@ -31,22 +32,28 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.apache.pekko.actor.typed.receptionist.Receptionist;
 
 /**
- * Group commit in front of the write leader, one per node: every append made while this node's last
- * {@link LogLeader.Write} was in flight goes into the next one (up to {@code maxCommands} and {@code maxBytes}),
- * so one fsync or one Raft entry still covers many requests, and one write per node is in flight to the leader, in
- * append order.
+ * Group commit in front of the write leader, one per node: every append made while this node's writes are in
+ * flight goes into the next {@link LogLeader.Write} (up to {@code maxCommands} and {@code maxBytes}), so one fsync or
+ * one Raft entry still covers many requests. Up to {@code writesInFlight} writes are on their way to the leader at
+ * once, in append order; the leader pipelines them into the log in that order.
  *
  * <p>It finds the leader through the receptionist: of those listed, the one with the greatest name (the latest Raft
- * term, see {@link LeaderPlacement}). A write the leader reports {@link LogLeader.Fenced} or
- * {@link LogLeader.NotLeading} was not applied by it, so it goes again as it was, under its id, first in line, to
- * whichever leader is listed then (after a pause when that leader resigned, for the listing to move on), up to
- * {@code maxResends} times; a failed or unanswered write fails its appends, whose outcome is then unknown.
+ * term, see {@link LeaderPlacement}). Writes are numbered from 0 under a name of this incarnation, and the state
+ * machine applies them only in that order, each once (see {@code LeaderEntry} in log.proto): what applies of this
+ * batcher is always a gap-free prefix of its writes. A write answered {@link LogLeader.Fenced},
+ * {@link LogLeader.NotLeading} or {@link LogLeader.OutOfOrder} was not applied, so it goes again as it was, under
+ * its id, to whichever leader is listed then (after a pause when that leader resigned, for the listing to move on),
+ * up to {@code maxResends} times. Writes sent again go one at a time, lowest id first, once nothing else is in
+ * flight, and before anything new.
  *
  * <p>When the listing moves to another leader (a new Raft term, a crashed or stopped leader), the writes still
- * unanswered by the old one go to the new one first, as they were, under the same write id: the state machine
- * applies a write of this batcher at most once (its ids only grow, and it keeps the highest applied), so a write
- * the old leader did persist is answered {@link LogLeader.AlreadyApplied} (its appends then fail, results unknown),
- * and one it never got is applied now, without its clients seeing the failover.
+ * unanswered by the old one go to the new one that way: a write the old leader did persist is answered
+ * {@link LogLeader.AlreadyApplied} (its appends then fail, results unknown), and one it never got is applied now,
+ * without its clients seeing the failover.
+ *
+ * <p>A write whose appends fail (the log failed it, no answer in time, sent again too often) keeps its place: its
+ * id goes again with no commands, so that the writes after it are not refused for ever as out of order. Whichever
+ * copy applies first takes the id; the others are already applied.
  */
 public final class WriteBatcher extends AbstractBehavior<WriteBatcher.Command> {
   /** How long a write the leader answered {@link LogLeader.NotLeading} waits before it goes again. */
@@ -88,45 +95,52 @@ public final class WriteBatcher extends AbstractBehavior<WriteBatcher.Command> {
 
   private record LeaderStopped(ActorRef<LogLeader.Command> leader) implements Command {}
 
-  /** A write sent and not answered yet: its appends, and the leader it went to. */
-  private record InFlight(List<Append> appends, ActorRef<LogLeader.Command> leader) {}
+  /** A write sent and not answered yet: its appends, the leader it went to, and how often it went before. */
+  private record InFlight(List<Append> appends, ActorRef<LogLeader.Command> leader, int resends) {}
 
-  /** A write to send again as it was, to the current leader, before anything new. */
-  private record Resend(long id, List<Append> appends) {}
+  /** A write to send again as it was (what of it is still to send), and how often it went before. */
+  private record Resend(List<Append> appends, int resends) {}
 
   /**
+   * @param writesInFlight writes sent to the leader and not yet answered, at most
    * @param timeout how long a write may take before its appends fail (unknown outcome)
    * @param maxResends how often a fenced write is sent again before its appends fail
    */
-  public static Behavior<Command> create(int maxCommands, long maxBytes, Duration timeout, int maxResends) {
+  public static Behavior<Command> create(int maxCommands, long maxBytes, int writesInFlight, Duration timeout,
+      int maxResends) {
+    if (writesInFlight < 1) {
+      throw new IllegalArgumentException("writesInFlight must be at least 1, not " + writesInFlight);
+    }
     return Behaviors.setup(ctx -> Behaviors.withTimers(timers ->
-        new WriteBatcher(ctx, timers, maxCommands, maxBytes, timeout, maxResends)));
+        new WriteBatcher(ctx, timers, maxCommands, maxBytes, writesInFlight, timeout, maxResends)));
   }
 
   private final TimerScheduler<Command> timers;
   private final int maxCommands;
   private final long maxBytes;
+  private final int writesInFlight;
   private final Duration timeout;
   private final int maxResends;
   private final ActorRef<LogLeader.WriteOutcome> answers;
   private final ActorRef<LogLeader.OnLeaderDisk> diskAnswers;
   private final Deque<Append> waiting = new ArrayDeque<>();
-  /** This batcher's name in the log's dedup of writes sent again: one per incarnation, so its ids only grow. */
+  /** This batcher's name in the log's ordering of writes: one per incarnation, whose ids start at 0. */
   private final String writer = UUID.randomUUID().toString();
   private final Map<Long, InFlight> inFlight = new HashMap<>();
-  private final Deque<Resend> resend = new ArrayDeque<>();
+  /** Writes to send again, by id: the lowest goes first. */
+  private final TreeMap<Long, Resend> resend = new TreeMap<>();
   private final Set<ActorRef<LogLeader.Command>> watched = new HashSet<>();
   private ActorRef<LogLeader.Command> leader;
   private long nextWriteId;
-  private int resends;
   private boolean paused;
 
   private WriteBatcher(ActorContext<Command> ctx, TimerScheduler<Command> timers, int maxCommands, long maxBytes,
-      Duration timeout, int maxResends) {
+      int writesInFlight, Duration timeout, int maxResends) {
     super(ctx);
     this.timers = timers;
     this.maxCommands = maxCommands;
     this.maxBytes = maxBytes;
+    this.writesInFlight = writesInFlight;
     this.timeout = timeout;
     this.maxResends = maxResends;
     this.answers = ctx.messageAdapter(LogLeader.WriteOutcome.class, Answered::new);
@@ -179,40 +193,48 @@ public final class WriteBatcher extends AbstractBehavior<WriteBatcher.Command> {
 
   private Behavior<Command> onAnswered(Answered answered) {
     LogLeader.WriteOutcome outcome = answered.outcome();
-    InFlight write = inFlight.remove(outcome.writeId());
+    long id = outcome.writeId();
+    InFlight write = inFlight.remove(id);
     if (write == null) {
       return this; // answered after its appends failed for want of an answer
     }
-    timers.cancel(outcome.writeId());
+    timers.cancel(id);
     List<Append> written = write.appends();
     if (outcome instanceof LogLeader.Written w) {
-      resends = 0;
       List<CommandResult> results = CommandResultCodec.decode(w.results());
       for (int i = 0; i < written.size(); i++) {
         written.get(i).result().complete(results.get(i));
       }
-    } else if ((outcome instanceof LogLeader.Fenced || outcome instanceof LogLeader.NotLeading)
-        && resends < maxResends) {
-      resends++;
-      // Under its own id: it may be a write sent again whose first leader did persist it.
-      resend.addFirst(new Resend(outcome.writeId(), written));
+    } else if (outcome instanceof LogLeader.Fenced || outcome instanceof LogLeader.NotLeading
+        || outcome instanceof LogLeader.OutOfOrder) {
+      // Not applied: under its own id again, since it may be a write sent again whose first leader did persist it.
+      int resends = write.resends() + 1;
+      if (resends > maxResends) {
+        failAll(written, new LogUnavailableException("the write leader's " + describe(outcome), null));
+      }
+      resend.put(id, new Resend(written, resends));
       if (outcome instanceof LogLeader.NotLeading && write.leader().equals(leader) && !paused) {
-        paused = true;
-        timers.startSingleTimer(new Resume(), RESEND_PAUSE.multipliedBy(resends));
+        pause(resends);
       }
     } else if (outcome instanceof LogLeader.Failed f) {
-      resends = 0;
       failAll(written, f.toException());
+      resend.put(id, new Resend(written, 0)); // the log may still apply it; else the empty copy takes its place
     } else if (outcome instanceof LogLeader.AlreadyApplied) {
-      resends = 0;
       failAll(written, new LogUnavailableException("the write was applied by an earlier write leader, which did not "
           + "answer before the leadership moved; its results are not known", null));
     } else {
-      resends = 0;
-      failAll(written, new LogUnavailableException("the write leader's " + describe(outcome), null));
+      failAll(written, new LogUnavailableException("the write leader's answer " + outcome + " is not understood",
+          null));
+      resend.put(id, new Resend(written, 0));
     }
     sendIfIdle();
     return this;
+  }
+
+  /** Sends nothing for a while: the leader resigned, or a write was refused too often. */
+  private void pause(int resends) {
+    paused = true;
+    timers.startSingleTimer(new Resume(), RESEND_PAUSE.multipliedBy(Math.min(resends, 20)));
   }
 
   /** The write's entry is on the leader's disk: each append that asked learns its slots, in the write's order. */
@@ -245,51 +267,61 @@ public final class WriteBatcher extends AbstractBehavior<WriteBatcher.Command> {
     return this;
   }
 
-  /** Whether a write to {@code to} is in flight (there is at most one per leader). */
-  private boolean awaitsAnswerFrom(ActorRef<LogLeader.Command> to) {
-    for (InFlight write : inFlight.values()) {
-      if (write.leader().equals(to)) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /** Moves the writes in flight to the leaders {@code gone} selects to the front, to be sent again as they were. */
+  /** Moves the writes in flight to the leaders {@code gone} selects to those sent again, as they were. */
   private void sendAgainWhatIsNotAnsweredBy(Predicate<ActorRef<LogLeader.Command>> gone) {
     List<Long> ids = inFlight.entrySet().stream().filter(e -> gone.test(e.getValue().leader()))
-        .map(Map.Entry::getKey).sorted(Comparator.reverseOrder()).toList();
+        .map(Map.Entry::getKey).toList();
     for (long id : ids) {
       timers.cancel(id);
-      resend.addFirst(new Resend(id, inFlight.remove(id).appends()));
+      InFlight write = inFlight.remove(id);
+      resend.put(id, new Resend(write.appends(), write.resends()));
     }
   }
 
+  /** No answer in time: its appends fail (outcome unknown), and the id goes again empty, to keep the order going. */
   private Behavior<Command> onUnanswered(Unanswered unanswered) {
     InFlight write = inFlight.remove(unanswered.writeId());
     if (write != null) {
       failAll(write.appends(), new LogUnavailableException("the write leader did not answer within " + timeout
           + "; the entry may still be applied", null));
+      resend.put(unanswered.writeId(), new Resend(write.appends(), write.resends()));
     }
     sendIfIdle();
     return this;
   }
 
+  /**
+   * Writes sent again go first, one at a time once nothing else is in flight, so that they reach the log in id
+   * order; then new writes, while fewer than {@code writesInFlight} are in flight.
+   */
   private void sendIfIdle() {
-    if (leader == null || paused || awaitsAnswerFrom(leader)) {
+    if (leader == null || paused) {
       return;
     }
-    Resend again = resend.pollFirst();
-    // Callers already answered (timed out) are left out: applied at most once either way, under the write's id.
-    List<Append> batch = again != null ? stillToSend(again.appends()) : nextBatch();
-    if (batch.isEmpty()) {
-      if (again != null) {
-        sendIfIdle();
+    if (!resend.isEmpty()) {
+      if (!inFlight.isEmpty()) {
+        return;
       }
+      Map.Entry<Long, Resend> again = resend.pollFirstEntry();
+      if (again.getValue().resends() > maxResends) {
+        // Its appends failed; its id still goes (empty), but not in a tight loop while leaders keep refusing it.
+        pause(again.getValue().resends());
+      }
+      // Callers already answered (timed out) are left out: applied at most once either way, under the write's id.
+      send(again.getKey(), stillToSend(again.getValue().appends()), again.getValue().resends());
       return;
     }
-    long id = again != null ? again.id() : nextWriteId++;
-    inFlight.put(id, new InFlight(batch, leader));
+    while (inFlight.size() < writesInFlight) {
+      List<Append> batch = nextBatch();
+      if (batch.isEmpty()) {
+        return;
+      }
+      send(nextWriteId++, batch, 0);
+    }
+  }
+
+  private void send(long id, List<Append> batch, int resends) {
+    inFlight.put(id, new InFlight(batch, leader, resends));
     LogEntry.Builder entry = LogEntry.newBuilder();
     batch.forEach(a -> entry.addCommands(a.command()));
     boolean onDisk = batch.stream().anyMatch(a -> a.onLeaderDisk() != null);
@@ -345,6 +377,9 @@ public final class WriteBatcher extends AbstractBehavior<WriteBatcher.Command> {
     }
     if (outcome instanceof LogLeader.NotLeading) {
       return "writes went to leaders that had resigned too often";
+    }
+    if (outcome instanceof LogLeader.OutOfOrder) {
+      return "write came before an earlier one of this node too often";
     }
     return String.valueOf(outcome);
   }

@@ -61,7 +61,18 @@ class LogLeaderTest {
 
   private static CommandResult.LeaderEntryApplied applied(long sequenceNr, int commands) {
     List<CommandResult> results = java.util.Collections.nCopies(commands, new CommandResult.Stored(List.of()));
-    return new CommandResult.LeaderEntryApplied(sequenceNr, false, sequenceNr, results);
+    return new CommandResult.LeaderEntryApplied(sequenceNr, CommandResult.Verdict.APPLIED, sequenceNr, results);
+  }
+
+  private static CommandResult.LeaderEntryApplied fenced(long sequenceNr, long appliedSequenceNr) {
+    return new CommandResult.LeaderEntryApplied(sequenceNr, CommandResult.Verdict.FENCED, appliedSequenceNr,
+        List.of());
+  }
+
+  /** The next event persisted after those taken already: a write taken from the stash persists outside runCommand. */
+  private LogLeader.EntryPersisted nextPersisted() {
+    return leader.persistenceTestKit().expectNextPersistedClass(LogLeader.PERSISTENCE_ID,
+        LogLeader.EntryPersisted.class);
   }
 
   @Test
@@ -82,7 +93,7 @@ class LogLeaderTest {
   @Test
   void aFencedEntryIsAnsweredFencedAndTheNextOneContinuesAfterTheLogsNumber() {
     LogLeader.EntryPersisted event = write(entry("a"));
-    event.outcome().complete(new CommandResult.LeaderEntryApplied(1, true, 7, List.of()));
+    event.outcome().complete(fenced(1, 7));
 
     LogLeader.Fenced fenced = replies.expectMessageClass(LogLeader.Fenced.class);
     assertEquals(1, fenced.sequenceNr());
@@ -100,6 +111,60 @@ class LogLeaderTest {
     assertInstanceOf(StorageException.class, failed.toException());
     assertTrue(failed.toException().getMessage().contains("No space left"));
     assertEquals(1, write(entry("b")).leaderSequenceNr());
+  }
+
+  @Test
+  void writesArePersistedWhileEarlierEntriesAreInFlightAndAnsweredAsEachIsApplied() {
+    LogLeader.EntryPersisted first = write(entry("a"));
+    LogLeader.EntryPersisted second = write(entry("b", "c"));
+    LogLeader.EntryPersisted third = write(entry("d"));
+
+    assertEquals(List.of(1L, 2L, 3L), List.of(first.leaderSequenceNr(), second.leaderSequenceNr(),
+        third.leaderSequenceNr()), "each write persisted before the one before it was applied");
+    first.outcome().complete(applied(1, 1));
+    second.outcome().complete(applied(2, 2));
+    assertEquals(1, replies.expectMessageClass(LogLeader.Written.class).writeId());
+    assertEquals(2, replies.expectMessageClass(LogLeader.Written.class).writeId());
+    replies.expectNoMessage(Duration.ofMillis(50));
+    third.outcome().complete(applied(3, 1));
+    assertEquals(3, replies.expectMessageClass(LogLeader.Written.class).writeId());
+  }
+
+  @Test
+  void afterAFencedEntryNothingIsPersistedUntilTheEntriesInFlightAreBackThenNumbersContinueAfterTheLogs() {
+    LogLeader.EntryPersisted first = write(entry("a"));
+    LogLeader.EntryPersisted second = write(entry("b"));
+    nextPersisted();
+    nextPersisted();
+    first.outcome().complete(fenced(1, 7));
+    assertEquals(LogLeader.Fenced.class, replies.receiveMessage().getClass());
+
+    var held = leader.runCommand(new LogLeader.Write("w", ++writes, entry("c"), replies.getRef()));
+    assertTrue(held.events().isEmpty(), "its successor in flight will be fenced too: nothing is numbered meanwhile");
+    second.outcome().complete(fenced(2, 9));
+    assertEquals(LogLeader.Fenced.class, replies.receiveMessage().getClass());
+
+    LogLeader.EntryPersisted third = nextPersisted();
+    assertEquals(10, third.leaderSequenceNr(), "after the last number the log reported applied");
+    assertEquals(List.of("c"), List.of(third.commands().getCommands(0).getStore().getMessages(0).getPayload()
+        .toStringUtf8()));
+  }
+
+  @Test
+  void writesBeyondTheInFlightBoundWaitForAnEntryToComeBack() {
+    leader = EventSourcedBehaviorTestKit.create(TEST_KIT.system(), LogLeader.create(Duration.ofMillis(10), null, 2),
+        EventSourcedBehaviorTestKit.disabledSerializationSettings());
+    leader.clear();
+    LogLeader.EntryPersisted first = write(entry("a"));
+    write(entry("b"));
+    nextPersisted();
+    nextPersisted();
+
+    var held = leader.runCommand(new LogLeader.Write("w", ++writes, entry("c"), replies.getRef()));
+
+    assertTrue(held.events().isEmpty(), "two in flight already");
+    first.outcome().complete(applied(1, 1));
+    assertEquals(3, nextPersisted().leaderSequenceNr());
   }
 
   @Test

@@ -67,9 +67,10 @@ class TwoLeadersTest {
         .build();
   }
 
-  private LogLeader.WriteOutcome write(ActorRef<LogLeader.Command> leader, String payload) {
+  /** Write {@code id} of one writer (a node's batcher numbers its writes from 0 and sends a refused one again). */
+  private LogLeader.WriteOutcome write(ActorRef<LogLeader.Command> leader, long id, String payload) {
     TestProbe<LogLeader.WriteOutcome> replies = testKit.createTestProbe();
-    leader.tell(new LogLeader.Write("w", System.nanoTime(), publish(payload), replies.getRef()));
+    leader.tell(new LogLeader.Write("w", id, publish(payload), replies.getRef()));
     return replies.receiveMessage(WAIT);
   }
 
@@ -83,12 +84,12 @@ class TwoLeadersTest {
   @Test
   void theLeaderThatMissedTheOthersEntryIsFencedAndNothingOfItIsApplied() {
     ActorRef<LogLeader.Command> old = testKit.spawn(LogLeader.create(Duration.ofMillis(50)), "old-leader");
-    long first = eventIdOf(write(old, "old-1"));
+    long first = eventIdOf(write(old, 0, "old-1"));
     // A second leader starts (a handover) while the first still runs: it recovers sequence number 1.
     ActorRef<LogLeader.Command> current = testKit.spawn(LogLeader.create(Duration.ofMillis(50)), "new-leader");
-    long second = eventIdOf(write(current, "new-1"));
+    long second = eventIdOf(write(current, 1, "new-1"));
 
-    LogLeader.WriteOutcome stale = write(old, "old-2");
+    LogLeader.WriteOutcome stale = write(old, 2, "old-2");
 
     LogLeader.Fenced fenced = assertInstanceOf(LogLeader.Fenced.class, stale);
     assertEquals(2, fenced.sequenceNr());
@@ -97,8 +98,8 @@ class TwoLeadersTest {
     assertEquals(2, BrokerStateMachine.leaderSequenceNr(testLog.store()));
 
     // The fenced leader continues after the number the log applied: it writes again, and now the other is stale.
-    long third = eventIdOf(write(old, "old-2"));
-    assertInstanceOf(LogLeader.Fenced.class, write(current, "new-2"));
+    long third = eventIdOf(write(old, 2, "old-2"));
+    assertInstanceOf(LogLeader.Fenced.class, write(current, 3, "new-2"));
     assertEquals(List.of("old-1", "new-1", "old-2"), payloads());
     assertEquals(3, List.of(first, second, third).stream().distinct().count());
   }

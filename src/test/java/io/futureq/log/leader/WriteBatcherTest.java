@@ -23,8 +23,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Group commit in front of the leader: one write in flight per node, everything appended meanwhile goes into the
- * next one, results go back to each caller in order, a fenced write goes again first in line. The leader is a probe.
+ * Group commit in front of the leader: a bounded number of writes in flight per node (one, unless a test says
+ * otherwise), everything appended meanwhile goes into the next one, results go back to each caller in order, a
+ * refused write goes again first in line. The leader is a probe.
  */
 class WriteBatcherTest {
   private static final Duration WAIT = Duration.ofSeconds(10);
@@ -38,7 +39,7 @@ class WriteBatcherTest {
     testKit = ActorTestKit.create();
     leader = testKit.createTestProbe();
     list(leaderOf(1, leader));
-    batcher = testKit.spawn(WriteBatcher.create(100, 1 << 20, WAIT, 3));
+    batcher = testKit.spawn(WriteBatcher.create(100, 1 << 20, 1, WAIT, 3));
   }
 
   /** A leader of {@code term} as the placement names it, which hands what it gets to {@code probe}. */
@@ -122,7 +123,7 @@ class WriteBatcherTest {
   }
 
   @Test
-  void aFailedWriteFailsItsCallersWithTheLogsFailureAndIsNotSentAgain() {
+  void aFailedWriteFailsItsCallersWithTheLogsFailureAndItsIdGoesAgainWithoutCommands() {
     CompletableFuture<CommandResult> first = append("a");
     LogLeader.Write one = leader.expectMessageClass(LogLeader.Write.class, WAIT);
 
@@ -130,7 +131,10 @@ class WriteBatcherTest {
 
     Throwable failure = first.handle((r, f) -> f).join();
     assertSame(io.futureq.storage.StorageException.class, failure.getClass());
-    leader.expectNoMessage(Duration.ofMillis(100));
+    // The log may still apply the failed write; if not, the writes after it would be out of order for ever.
+    LogLeader.Write placeKeeper = leader.expectMessageClass(LogLeader.Write.class, WAIT);
+    assertEquals(one.id(), placeKeeper.id());
+    assertEquals(0, placeKeeper.commands().getCommandsCount(), "its callers were told it failed: nothing of it again");
   }
 
   @Test
@@ -192,6 +196,8 @@ class WriteBatcherTest {
     CompletableFuture<CommandResult> first = append("a");
     LogLeader.Write one = leader.expectMessageClass(LogLeader.Write.class, WAIT);
     one.replyTo().tell(new LogLeader.Failed(one.id(), "timed out", LogLeader.FailureKind.TIMEOUT));
+    LogLeader.Write placeKeeper = leader.expectMessageClass(LogLeader.Write.class, WAIT);
+    placeKeeper.replyTo().tell(written(placeKeeper, 0));
     CompletableFuture<CommandResult> second = append("b");
     LogLeader.Write two = leader.expectMessageClass(LogLeader.Write.class, WAIT);
 
@@ -201,5 +207,71 @@ class WriteBatcherTest {
     two.replyTo().tell(written(two, 1));
     assertEquals("g0", ((CommandResult.NackDelayed) second.join()).group());
     assertTrue(first.isCompletedExceptionally());
+  }
+
+  @Test
+  void upToWritesInFlightWritesAreSentBeforeTheFirstIsAnsweredInAppendOrder() {
+    ActorRef<WriteBatcher.Command> pipelined = testKit.spawn(WriteBatcher.create(100, 1 << 20, 3, WAIT, 3));
+    List<CompletableFuture<CommandResult>> results = new ArrayList<>();
+    List<LogLeader.Write> writes = sendThree(pipelined, results);
+    CompletableFuture<CommandResult> fourth = append(pipelined, "d");
+    leader.expectNoMessage(Duration.ofMillis(100)); // three in flight
+
+    assertEquals(List.of(0L, 1L, 2L), writes.stream().map(LogLeader.Write::id).toList());
+    assertEquals(List.of(List.of("a"), List.of("b"), List.of("c")), writes.stream().map(WriteBatcherTest::payloads)
+        .toList());
+    writes.get(0).replyTo().tell(written(writes.get(0), 1));
+    LogLeader.Write next = leader.expectMessageClass(LogLeader.Write.class, WAIT);
+    assertEquals(List.of("d"), payloads(next));
+    assertEquals(3, next.id());
+    assertTrue(results.get(0).isDone());
+    assertFalse(fourth.isDone());
+  }
+
+  /**
+   * The first of three pipelined writes is fenced (a stale leader's entry), so the log refuses the two after it as
+   * out of order: all three go again, one at a time and lowest first, before anything new.
+   */
+  @Test
+  void writesRefusedInAPipelineGoAgainOneAtATimeInTheirOrderBeforeNewOnes() {
+    ActorRef<WriteBatcher.Command> pipelined = testKit.spawn(WriteBatcher.create(100, 1 << 20, 3, WAIT, 3));
+    List<CompletableFuture<CommandResult>> results = new ArrayList<>();
+    List<LogLeader.Write> writes = sendThree(pipelined, results);
+    writes.get(0).replyTo().tell(new LogLeader.Fenced(0, 4, 5));
+    writes.get(1).replyTo().tell(new LogLeader.OutOfOrder(1));
+    CompletableFuture<CommandResult> later = append(pipelined, "d");
+    leader.expectNoMessage(Duration.ofMillis(100)); // write 2 is still in flight
+    writes.get(2).replyTo().tell(new LogLeader.OutOfOrder(2));
+
+    for (int i = 0; i < 3; i++) {
+      LogLeader.Write again = leader.expectMessageClass(LogLeader.Write.class, WAIT);
+      assertEquals(i, again.id());
+      assertEquals(payloads(writes.get(i)), payloads(again));
+      leader.expectNoMessage(Duration.ofMillis(50)); // one at a time
+      again.replyTo().tell(written(again, 1));
+    }
+    LogLeader.Write then = leader.expectMessageClass(LogLeader.Write.class, WAIT);
+    assertEquals(3, then.id());
+    assertEquals(List.of("d"), payloads(then));
+    results.forEach(r -> assertEquals("g0", ((CommandResult.NackDelayed) r.join()).group()));
+    assertFalse(later.isDone());
+  }
+
+  /** Appends "a", "b" and "c" to {@code to}, each sent as its own write before any is answered. */
+  private List<LogLeader.Write> sendThree(ActorRef<WriteBatcher.Command> to,
+      List<CompletableFuture<CommandResult>> results) {
+    List<LogLeader.Write> writes = new ArrayList<>();
+    for (String payload : List.of("a", "b", "c")) {
+      results.add(append(to, payload));
+      writes.add(leader.expectMessageClass(LogLeader.Write.class, WAIT));
+    }
+    return writes;
+  }
+
+  private static CompletableFuture<CommandResult> append(ActorRef<WriteBatcher.Command> to, String payload) {
+    CompletableFuture<CommandResult> result = new CompletableFuture<>();
+    LogCommand command = Commands.store(Commands.message("t", payload, 0));
+    to.tell(new WriteBatcher.Append(command, result, command.getSerializedSize()));
+    return result;
   }
 }
