@@ -42,7 +42,8 @@ final class LeaderEntries {
     PersistentRepr repr = reprs.get(0);
     LogLeader.EntryPersisted event = (LogLeader.EntryPersisted) repr.payload();
     LogCommand command = LogCommand.newBuilder().setLeaderEntry(LeaderEntry.newBuilder()
-        .setSequenceNr(event.leaderSequenceNr()).setWriter(event.writer()).setWriteId(event.writeId())
+        .setSequenceNr(event.leaderSequenceNr()).setWriter(event.writer())
+        .setFirstWriteId(event.firstWriteId()).setWriteId(event.writeId())
         .addAllCommands(event.commands().getCommandsList())).build();
     CompletionStage<CommandResult> appended;
     try {

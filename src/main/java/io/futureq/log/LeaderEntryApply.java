@@ -42,8 +42,8 @@ final class LeaderEntryApply {
     if (!entry.getWriter().isEmpty()) {
       byte[] key = writerKey(entry.getWriter());
       byte[] highest = ctx.get(Space.META, key);
-      // A writer's ids start at 0: before its first write, the last applied is -1.
-      long lastApplied = highest == null ? -1 : ByteBuffer.wrap(highest).getLong();
+      // Before a writer's first write, the last applied is the one before its first id.
+      long lastApplied = highest == null ? entry.getFirstWriteId() - 1 : ByteBuffer.wrap(highest).getLong();
       if (entry.getWriteId() <= lastApplied) {
         return new CommandResult.LeaderEntryApplied(sequenceNr, Verdict.ALREADY_APPLIED, sequenceNr, List.of());
       }

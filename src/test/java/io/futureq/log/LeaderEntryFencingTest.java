@@ -103,6 +103,20 @@ class LeaderEntryFencingTest {
     assertTrue(((CommandResult.Stored) applied.results().get(1)).messages().get(0).duplicate());
   }
 
+  /** A batcher that gave up on a write takes a new name numbered on: its first write is the one it names. */
+  @Test
+  void aWritersFirstWriteIsTheOneItNamesFirst() {
+    CommandResult.LeaderEntryApplied early = apply(LogCommand.newBuilder().setLeaderEntry(LeaderEntry.newBuilder()
+        .setSequenceNr(1).setWriter("node-a-2").setFirstWriteId(7).setWriteId(8)
+        .addCommands(store(message(TOPIC, "w8", 0)))).build());
+    CommandResult.LeaderEntryApplied first = apply(LogCommand.newBuilder().setLeaderEntry(LeaderEntry.newBuilder()
+        .setSequenceNr(2).setWriter("node-a-2").setFirstWriteId(7).setWriteId(7)
+        .addCommands(store(message(TOPIC, "w7", 0)))).build());
+
+    assertTrue(early.outOfOrder());
+    assertEquals(CommandResult.Verdict.APPLIED, first.verdict());
+  }
+
   private static LogCommand write(long sequenceNr, String writer, long writeId, LogCommand... commands) {
     return LogCommand.newBuilder().setLeaderEntry(LeaderEntry.newBuilder().setSequenceNr(sequenceNr)
         .setWriter(writer).setWriteId(writeId).addAllCommands(List.of(commands))).build();
@@ -147,7 +161,7 @@ class LeaderEntryFencingTest {
     assertTrue(ahead.results().isEmpty());
     assertEquals(CommandResult.Verdict.APPLIED, firstAgain.verdict(), "the out-of-order entry used number 1");
     assertEquals(CommandResult.Verdict.APPLIED, secondAgain.verdict());
-    assertTrue(skipping.outOfOrder(), "a writer's first write is its write 0");
+    assertTrue(skipping.outOfOrder(), "a writer's first write is its first_write_id, 0 unless set");
     assertEquals(List.of("w0", "w1"), testLog.messagesOf(TOPIC).stream()
         .map(m -> m.getPayload().toStringUtf8()).toList());
   }

@@ -66,10 +66,10 @@ public final class LogLeader {
   /**
    * Persist {@code commands} as one log entry, atomically, and tell {@code replyTo} what applying them did; the
    * answer carries {@code id}, so that a writer can tell it from a late answer to an earlier write. {@code writer}
-   * names the writer (one name per incarnation, whose ids only grow): the same write sent again, to this leader
-   * or another, is applied once.
+   * names the writer, whose writes are numbered from {@code firstWriteId}: they apply only in that order, and the
+   * same write sent again, to this leader or another, is applied once.
    */
-  public record Write(String writer, long id, LogEntry commands, ActorRef<WriteOutcome> replyTo,
+  public record Write(String writer, long firstWriteId, long id, LogEntry commands, ActorRef<WriteOutcome> replyTo,
       ActorRef<OnLeaderDisk> onLeaderDisk) implements Command {
     public Write {
       Objects.requireNonNull(writer, "writer");
@@ -79,7 +79,7 @@ public final class LogLeader {
 
     /** A write whose writer needs no {@link OnLeaderDisk}. */
     public Write(String writer, long id, LogEntry commands, ActorRef<WriteOutcome> replyTo) {
-      this(writer, id, commands, replyTo, null);
+      this(writer, 0, id, commands, replyTo, null);
     }
   }
 
@@ -149,8 +149,8 @@ public final class LogLeader {
    * (Pekko's journal API returns only success or an exception per write, not results). The outcome is not part of
    * the durable event and never serialized: the journal writes only the entry.
    */
-  public record EntryPersisted(long leaderSequenceNr, String writer, long writeId, LogEntry commands,
-      CompletableFuture<CommandResult.LeaderEntryApplied> outcome) {
+  public record EntryPersisted(long leaderSequenceNr, String writer, long firstWriteId, long writeId,
+      LogEntry commands, CompletableFuture<CommandResult.LeaderEntryApplied> outcome) {
     public EntryPersisted {
       Objects.requireNonNull(commands, "commands");
       Objects.requireNonNull(outcome, "outcome");
@@ -285,8 +285,8 @@ public final class LogLeader {
       }
       long sequenceNr = next++;
       inFlight++;
-      EntryPersisted event = new EntryPersisted(sequenceNr, write.writer(), write.id(), write.commands(),
-          new CompletableFuture<>());
+      EntryPersisted event = new EntryPersisted(sequenceNr, write.writer(), write.firstWriteId(), write.id(),
+          write.commands(), new CompletableFuture<>());
       if (write.onLeaderDisk() != null && diskAcks != null) {
         // Asked before the entry is appended, so the log cannot reach disk before anyone listens.
         diskAcks.await(sequenceNr).thenAccept(at ->
@@ -322,7 +322,8 @@ public final class LogLeader {
         next = reportedApplied + 1;
         return Effect().none().thenUnstashAll();
       }
-      return inFlight == maxInFlight - 1 ? Effect().none().thenUnstashAll() : Effect().none();
+      // A place came free: what waited for one goes now.
+      return !draining && inFlight == maxInFlight - 1 ? Effect().none().thenUnstashAll() : Effect().none();
     }
 
     /** The journal's highest sequence number for this id is the state machine's: continue after it. */

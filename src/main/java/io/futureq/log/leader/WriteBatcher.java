@@ -51,9 +51,10 @@ import org.apache.pekko.actor.typed.receptionist.Receptionist;
  * {@link LogLeader.AlreadyApplied} (its appends then fail, results unknown), and one it never got is applied now,
  * without its clients seeing the failover.
  *
- * <p>A write whose appends fail (the log failed it, no answer in time, sent again too often) keeps its place: its
- * id goes again with no commands, so that the writes after it are not refused for ever as out of order. Whichever
- * copy applies first takes the id; the others are already applied.
+ * <p>A write given up on (the log failed it, no answer in time, refused too often) fails its appends, and may
+ * still apply or never: the writes after it would be refused as out of order for ever if it never does. So the
+ * batcher then takes a new name and numbers on from its next id ({@code first_write_id}); a write of an earlier
+ * name that is refused later fails its appends instead of going again (a copy of it may still be on its way).
  */
 public final class WriteBatcher extends AbstractBehavior<WriteBatcher.Command> {
   /** How long a write the leader answered {@link LogLeader.NotLeading} waits before it goes again. */
@@ -95,10 +96,13 @@ public final class WriteBatcher extends AbstractBehavior<WriteBatcher.Command> {
 
   private record LeaderStopped(ActorRef<LogLeader.Command> leader) implements Command {}
 
-  /** A write sent and not answered yet: its appends, the leader it went to, and how often it went before. */
-  private record InFlight(List<Append> appends, ActorRef<LogLeader.Command> leader, int resends) {}
+  /** A name this batcher writes under, and the id of its first write under it. */
+  private record Writer(String name, long firstWriteId) {}
 
-  /** A write to send again as it was (what of it is still to send), and how often it went before. */
+  /** A write sent and not answered yet: its name, appends, the leader it went to, and how often it went before. */
+  private record InFlight(Writer writer, List<Append> appends, ActorRef<LogLeader.Command> leader, int resends) {}
+
+  /** A write of the current name to send again as it was (what of it is still to send), and how often it went. */
   private record Resend(List<Append> appends, int resends) {}
 
   /**
@@ -124,8 +128,8 @@ public final class WriteBatcher extends AbstractBehavior<WriteBatcher.Command> {
   private final ActorRef<LogLeader.WriteOutcome> answers;
   private final ActorRef<LogLeader.OnLeaderDisk> diskAnswers;
   private final Deque<Append> waiting = new ArrayDeque<>();
-  /** This batcher's name in the log's ordering of writes: one per incarnation, whose ids start at 0. */
-  private final String writer = UUID.randomUUID().toString();
+  /** This batcher's name in the log's ordering of writes: a new one after a write it gave up on. */
+  private Writer writer = new Writer(UUID.randomUUID().toString(), 0);
   private final Map<Long, InFlight> inFlight = new HashMap<>();
   /** Writes to send again, by id: the lowest goes first. */
   private final TreeMap<Long, Resend> resend = new TreeMap<>();
@@ -209,29 +213,45 @@ public final class WriteBatcher extends AbstractBehavior<WriteBatcher.Command> {
         || outcome instanceof LogLeader.OutOfOrder) {
       // Not applied: under its own id again, since it may be a write sent again whose first leader did persist it.
       int resends = write.resends() + 1;
-      if (resends > maxResends) {
+      if (!write.writer().equals(writer)) {
+        failAll(written, new LogUnavailableException("the write was not applied and cannot go again: an earlier "
+            + "write of this node failed", null));
+      } else if (resends > maxResends) {
         failAll(written, new LogUnavailableException("the write leader's " + describe(outcome), null));
-      }
-      resend.put(id, new Resend(written, resends));
-      if (outcome instanceof LogLeader.NotLeading && write.leader().equals(leader) && !paused) {
-        pause(resends);
+        giveUp();
+      } else {
+        resend.put(id, new Resend(written, resends));
+        if (outcome instanceof LogLeader.NotLeading && write.leader().equals(leader) && !paused) {
+          pause(resends);
+        }
       }
     } else if (outcome instanceof LogLeader.Failed f) {
       failAll(written, f.toException());
-      resend.put(id, new Resend(written, 0)); // the log may still apply it; else the empty copy takes its place
+      giveUp(); // the log may still apply it, or never
     } else if (outcome instanceof LogLeader.AlreadyApplied) {
       failAll(written, new LogUnavailableException("the write was applied by an earlier write leader, which did not "
           + "answer before the leadership moved; its results are not known", null));
     } else {
       failAll(written, new LogUnavailableException("the write leader's answer " + outcome + " is not understood",
           null));
-      resend.put(id, new Resend(written, 0));
+      giveUp();
     }
     sendIfIdle();
     return this;
   }
 
-  /** Sends nothing for a while: the leader resigned, or a write was refused too often. */
+  /**
+   * A write of the current name was given up on: later writes go under a new name, numbered on, so that they do not
+   * wait for ever behind it; what waits to go again under the old name fails (a copy may still be on its way).
+   */
+  private void giveUp() {
+    writer = new Writer(UUID.randomUUID().toString(), nextWriteId);
+    resend.values().forEach(r -> failAll(r.appends(), new LogUnavailableException("the write was not applied and "
+        + "cannot go again: an earlier write of this node failed", null)));
+    resend.clear();
+  }
+
+  /** Sends nothing for a while: the leader resigned. */
   private void pause(int resends) {
     paused = true;
     timers.startSingleTimer(new Resume(), RESEND_PAUSE.multipliedBy(Math.min(resends, 20)));
@@ -274,17 +294,24 @@ public final class WriteBatcher extends AbstractBehavior<WriteBatcher.Command> {
     for (long id : ids) {
       timers.cancel(id);
       InFlight write = inFlight.remove(id);
-      resend.put(id, new Resend(write.appends(), write.resends()));
+      if (write.writer().equals(writer)) {
+        resend.put(id, new Resend(write.appends(), write.resends()));
+      } else {
+        failAll(write.appends(), new LogUnavailableException("the write leader changed before it answered; the "
+            + "write may still be applied", null));
+      }
     }
   }
 
-  /** No answer in time: its appends fail (outcome unknown), and the id goes again empty, to keep the order going. */
+  /** No answer in time: its appends fail (outcome unknown), and the write is given up on. */
   private Behavior<Command> onUnanswered(Unanswered unanswered) {
     InFlight write = inFlight.remove(unanswered.writeId());
     if (write != null) {
       failAll(write.appends(), new LogUnavailableException("the write leader did not answer within " + timeout
           + "; the entry may still be applied", null));
-      resend.put(unanswered.writeId(), new Resend(write.appends(), write.resends()));
+      if (write.writer().equals(writer)) {
+        giveUp();
+      }
     }
     sendIfIdle();
     return this;
@@ -303,11 +330,8 @@ public final class WriteBatcher extends AbstractBehavior<WriteBatcher.Command> {
         return;
       }
       Map.Entry<Long, Resend> again = resend.pollFirstEntry();
-      if (again.getValue().resends() > maxResends) {
-        // Its appends failed; its id still goes (empty), but not in a tight loop while leaders keep refusing it.
-        pause(again.getValue().resends());
-      }
-      // Callers already answered (timed out) are left out: applied at most once either way, under the write's id.
+      // Callers already answered (timed out) are left out: applied at most once either way, under the write's id;
+      // if none is left, the id still goes (empty), so that the writes after it are not out of order.
       send(again.getKey(), stillToSend(again.getValue().appends()), again.getValue().resends());
       return;
     }
@@ -321,11 +345,12 @@ public final class WriteBatcher extends AbstractBehavior<WriteBatcher.Command> {
   }
 
   private void send(long id, List<Append> batch, int resends) {
-    inFlight.put(id, new InFlight(batch, leader, resends));
+    inFlight.put(id, new InFlight(writer, batch, leader, resends));
     LogEntry.Builder entry = LogEntry.newBuilder();
     batch.forEach(a -> entry.addCommands(a.command()));
     boolean onDisk = batch.stream().anyMatch(a -> a.onLeaderDisk() != null);
-    leader.tell(new LogLeader.Write(writer, id, entry.build(), answers, onDisk ? diskAnswers : null));
+    leader.tell(new LogLeader.Write(writer.name(), writer.firstWriteId(), id, entry.build(), answers,
+        onDisk ? diskAnswers : null));
     timers.startSingleTimer(id, new Unanswered(id), timeout);
   }
 
