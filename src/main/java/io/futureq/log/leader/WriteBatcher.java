@@ -214,8 +214,7 @@ public final class WriteBatcher extends AbstractBehavior<WriteBatcher.Command> {
       // Not applied: under its own id again, since it may be a write sent again whose first leader did persist it.
       int resends = write.resends() + 1;
       if (!write.writer().equals(writer)) {
-        failAll(written, new LogUnavailableException("the write was not applied and cannot go again: an earlier "
-            + "write of this node failed", null));
+        failAll(written, notSentAgain());
       } else if (resends > maxResends) {
         failAll(written, new LogUnavailableException("the write leader's " + describe(outcome), null));
         giveUp();
@@ -246,9 +245,14 @@ public final class WriteBatcher extends AbstractBehavior<WriteBatcher.Command> {
    */
   private void giveUp() {
     writer = new Writer(UUID.randomUUID().toString(), nextWriteId);
-    resend.values().forEach(r -> failAll(r.appends(), new LogUnavailableException("the write was not applied and "
-        + "cannot go again: an earlier write of this node failed", null)));
+    resend.values().forEach(r -> failAll(r.appends(), notSentAgain()));
     resend.clear();
+  }
+
+  /** Why a write of a name given up on fails instead of going again: a copy of it may still be on its way. */
+  private static LogUnavailableException notSentAgain() {
+    return new LogUnavailableException("the write was not applied and cannot go again: an earlier write of this node "
+        + "failed", null);
   }
 
   /** Sends nothing for a while: the leader resigned. */
