@@ -116,7 +116,8 @@ public final class Node implements AutoCloseable {
       // Gauges of stored topics are set from the store now, not at their first change, so they are there from start.
       StoredTopics.forEach(store, meta -> TopicMetrics.of(meta.getName()).pending.update(meta.getPending()));
       system = ActorSystem.create(Behaviors.empty(), "futureq",
-          ClusterBootstrapConfig.overlay(settings.cluster())
+          CrashedMemberDowning.roleOverlay(settings.config(), settings.cluster().nodeId())
+              .withFallback(ClusterBootstrapConfig.overlay(settings.cluster()))
               .withFallback(RemotingTls.overlay(settings.cluster().tls()))
               .withFallback(RemotingLargeWrites.overlay(settings.raft())).withFallback(settings.config()));
     } catch (RuntimeException e) {
@@ -175,6 +176,9 @@ public final class Node implements AutoCloseable {
         settings.storage().groupCommitMaxCommands(), unlimited, announcer, logMetrics::recordCommit,
         cause -> replicaFailed(system, settings.cluster().nodeId(), cause)) : null;
     raftLogHolder.set(raftLog);
+    if (raftLog != null) {
+      CrashedMemberDowning.start(system, raftLog);
+    }
     EventLog log = clustered ? raftLog : new LocalEventLog(store, stateMachine, settings.storage().fsync(),
         settings.storage().groupCommitMaxCommands(), unlimited, announcer, logMetrics::recordCommit);
     EventLog eventLog = WritePath.start(system, settings, log, raftLog, store, writeLimit);

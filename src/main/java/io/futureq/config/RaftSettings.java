@@ -29,6 +29,9 @@ import java.util.TreeMap;
  * @param maxOutstandingEntries group commits submitted and not yet answered, per node
  * @param join whether this node joins a running group: it then waits, without voting, until a
  *     member adds it with the admin API; {@code peers} need only name some current members
+ * @param watchPeerProcesses whether this node holds a connection to each peer's Raft port to learn at once
+ *     that a peer's process died (its port refuses connections): the followers of a dead leader then elect
+ *     a new one without waiting out the election timeout, and the cluster downs the dead member
  * @param tls TLS between the Raft servers and clients ({@code futureq.cluster.tls})
  */
 public record RaftSettings(
@@ -43,6 +46,7 @@ public record RaftSettings(
     long maxEntryBytes,
     int maxOutstandingEntries,
     boolean join,
+    boolean watchPeerProcesses,
     ClusterTlsSettings tls) {
 
   public RaftSettings {
@@ -96,7 +100,7 @@ public record RaftSettings(
         r.bytesIn(p + "log-segment-size", 4L << 10, 1L << 30),
         r.bytesIn(p + "max-entry-size", 1L << 20, 1L << 30),
         r.intIn(p + "max-outstanding-entries", 1, 1000),
-        join, tls);
+        join, r.bool(p + "watch-peer-processes"), tls);
   }
 
   private static Map<String, String> peers(Config config, String key, List<String> problems) {

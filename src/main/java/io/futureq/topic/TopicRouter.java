@@ -10,12 +10,22 @@ import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 
 /** The one way to reach a topic entity, wherever Cluster Sharding placed it. */
 public final class TopicRouter implements GroupDirectory {
+  /**
+   * Longest one attach waits for its topic; the subscriber session tries again after it. An attach sent while the
+   * topic's host has just died goes to that host and is lost (a node learns of the death only when the member is
+   * removed), and waiting the whole request timeout for it made a consumer of the dead node's topics wait 10 s
+   * after the topic ran elsewhere. A topic that takes longer to start is attached by a later attempt.
+   */
+  static final Duration ATTACH_ATTEMPT = Duration.ofSeconds(2);
+
   private final ClusterSharding sharding;
   private final Duration askTimeout;
+  private final Duration attachTimeout;
 
   public TopicRouter(ClusterSharding sharding, Duration askTimeout) {
     this.sharding = sharding;
     this.askTimeout = askTimeout;
+    this.attachTimeout = askTimeout.compareTo(ATTACH_ATTEMPT) < 0 ? askTimeout : ATTACH_ATTEMPT;
   }
 
   public void tell(String topic, TopicEntity.Command command) {
@@ -26,7 +36,7 @@ public final class TopicRouter implements GroupDirectory {
   public CompletionStage<ActorRef<ConsumerGroup.Command>> attach(String topic, String group,
       ConsumerGroup.AddConsumer add) {
     return sharding.entityRefFor(TopicEntity.ENTITY_KEY, topic)
-        .askWithStatus(replyTo -> new TopicEntity.Attach(group, add, replyTo), askTimeout);
+        .askWithStatus(replyTo -> new TopicEntity.Attach(group, add, replyTo), attachTimeout);
   }
 
   /** See {@link TopicEntity.Settle}; fails after {@code within}. */

@@ -11,8 +11,11 @@ import io.futureq.storage.OrderedStore;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
@@ -50,12 +53,16 @@ public final class RaftEventLog implements EventLog {
   private final Membership membership;
   private final ReplicaLease lease;
   private final LeaderDiskAcks diskAcks;
+  /** Null unless {@link RaftSettings#watchPeerProcesses()}. */
+  private final PeerProcessWatch peerWatch;
+  private final EarlyElection earlyElection;
+  private final List<Consumer<String>> peerGoneListeners = new CopyOnWriteArrayList<>();
   private volatile boolean closed;
   /** Appended by the first {@link #caughtUp} call, again after one failed; see there. */
   private CompletableFuture<Long> startBarrier;
 
   private RaftEventLog(RaftSettings settings, RaftServer server, RatisStateMachine stateMachine,
-      EntryCommitter committer, LeaderDiskAcks diskAcks, Membership membership) {
+      EntryCommitter committer, LeaderDiskAcks diskAcks, Membership membership, EarlyElection earlyElection) {
     this.settings = settings;
     this.diskAcks = diskAcks;
     this.server = server;
@@ -64,6 +71,47 @@ public final class RaftEventLog implements EventLog {
     this.membership = membership;
     this.lease = ReplicaLease.start(server, settings.electionTimeout(),
         () -> Barrier.applied(this, this, settings.requestTimeout()));
+    this.earlyElection = earlyElection;
+    this.peerWatch = settings.watchPeerProcesses() ? PeerProcessWatch.start(this::otherPeers, id -> {
+      earlyElection.gone(id);
+      peerGoneListeners.forEach(listener -> listener.accept(id));
+    }) : null;
+  }
+
+  /**
+   * Tells {@code listener}, on a thread of the watch, the node id of each peer whose process is seen gone (with
+   * {@link RaftSettings#watchPeerProcesses()} on; never otherwise).
+   */
+  public void onPeerProcessGone(Consumer<String> listener) {
+    peerGoneListeners.add(listener);
+  }
+
+  /**
+   * Whether the voters not seen gone by the peer watch, this node included, are a majority of the group: what a
+   * node must be part of before it acts on a peer's death (an isolated node sees every other one gone).
+   */
+  public boolean majorityAlive() {
+    try {
+      var voters = server.getDivision(RaftServerFactory.GROUP_ID).getRaftConf().getCurrentPeers();
+      long alive = voters.stream().filter(p -> peerWatch == null || !peerWatch.isGone(p.getId().toString())).count();
+      return alive * 2 > voters.size();
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  /** Voters and listeners of the group but this node, id to Raft address. */
+  private Map<String, String> otherPeers() {
+    RaftServer.Division division;
+    try {
+      division = server.getDivision(RaftServerFactory.GROUP_ID);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    Map<String, String> peers = new TreeMap<>(RaftServerFactory.addresses(division.getRaftConf().getCurrentPeers()));
+    peers.putAll(RaftServerFactory.addresses(division.getRaftConf().getCurrentPeers(RaftPeerRole.LISTENER)));
+    peers.remove(settings.nodeId());
+    return peers;
   }
 
   /**
@@ -111,7 +159,8 @@ public final class RaftEventLog implements EventLog {
           maxCommands, settings.maxEntryBytes(), settings.maxOutstandingEntries(), settings.requestTimeout(), limit);
       return new RaftEventLog(settings, server, ratis, committer, diskAcks,
           new Membership(server, group, properties, RaftServerFactory.parameters(settings.tls()),
-              settings.requestTimeout()));
+              settings.requestTimeout()),
+          new EarlyElection(server, properties, RaftServerFactory.parameters(settings.tls())));
     } catch (IOException | RuntimeException e) {
       diskAcks.close();
       closeAfterFailure(server, e);
@@ -260,6 +309,14 @@ public final class RaftEventLog implements EventLog {
       return;
     }
     closed = true;
+    if (peerWatch != null) {
+      peerWatch.close();
+    }
+    try {
+      earlyElection.close();
+    } catch (IOException e) {
+      // its client only asked peers for their last entry: nothing to lose
+    }
     lease.close();
     diskAcks.close();
     try {

@@ -69,7 +69,7 @@ final class RaftCluster implements AutoCloseable {
   private static RaftSettings settings(String id, Map<String, String> peers, Path raftDir, long snapshotThreshold,
       long segmentBytes, Duration requestTimeout, boolean join) {
     return new RaftSettings(id, peers.get(id), peers, raftDir, snapshotThreshold, requestTimeout,
-        Duration.ofMillis(300), segmentBytes, 4L << 20, 8, join, new ClusterTlsSettings(false, null, null, null));
+        Duration.ofMillis(300), segmentBytes, 4L << 20, 8, join, true, new ClusterTlsSettings(false, null, null, null));
   }
 
   /** Starts a new node {@code id} on a free port, set to join the group that {@code members} belong to. */

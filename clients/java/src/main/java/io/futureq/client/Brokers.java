@@ -3,6 +3,7 @@ package io.futureq.client;
 import io.futureq.api.grpc.ClusterInfo;
 import io.futureq.api.grpc.Member;
 import io.grpc.ChannelCredentials;
+import io.grpc.ConnectivityState;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
@@ -86,10 +87,24 @@ final class Brokers {
     return channel(seeds.get(Math.floorMod(nextSeed.getAndIncrement(), seeds.size())));
   }
 
-  /** A connection to the next known broker in rotation, learned members included: where failover goes. */
+  /**
+   * A connection to the next known broker in rotation, learned members included: where failover goes. Brokers whose
+   * last connect failed (a dead node refuses at once) are passed over while another is left, so a stream that lost
+   * its broker does not spend its next tries there.
+   */
   synchronized ManagedChannel nextChannel() {
     List<String> all = known;
-    return channel(all.get(Math.floorMod(next.getAndIncrement(), all.size())));
+    ManagedChannel first = null;
+    for (int tried = 0; tried < all.size(); tried++) {
+      ManagedChannel candidate = channel(all.get(Math.floorMod(next.getAndIncrement(), all.size())));
+      if (candidate.getState(false) != ConnectivityState.TRANSIENT_FAILURE) {
+        return candidate;
+      }
+      if (first == null) {
+        first = candidate;
+      }
+    }
+    return first;
   }
 
   private ManagedChannel channel(String target) {
