@@ -44,7 +44,8 @@ class LeaderAckE2ETest {
 
   @BeforeAll
   static void startCluster() throws Exception {
-    cluster = new ClusterNodes(dir, 3, Map.of("futureq.raft.election-timeout", "2s"), true);
+    cluster = new ClusterNodes(dir, 3, Map.of("futureq.raft.election-timeout", "2s",
+        "pekko.cluster.down-removal-margin", "3s"), true);
     cluster.startAll();
     cluster.awaitAllReady(Duration.ofSeconds(90));
   }

@@ -52,10 +52,11 @@ class SnapshotInstallE2ETest {
     // default 1 s election timeout, a loaded machine (the full suite) can let the others miss their
     // leader's heartbeats long enough to grant the cut-off follower's pre-vote and vote: it then leads,
     // commits everything and rightly delivers it, and the test fails on a premise that no longer holds.
-    // 2 s (the most the test clusters' 3 s down-removal-margin allows) keeps the leader in place; the
+    // 2 s keeps the leader in place (the down-removal-margin must exceed it, so it is 3 s here); the
     // replica lease, also 2 s, is why the due time is 14 s out.
     Map<String, Object> small = Map.of("futureq.raft.snapshot-threshold", 20, "futureq.raft.log-segment-size", "4KiB",
-        "futureq.raft.election-timeout", "2s", REBALANCE_INTERVAL, NO_REBALANCE);
+        "futureq.raft.election-timeout", "2s", "pekko.cluster.down-removal-margin", "3s", REBALANCE_INTERVAL,
+        NO_REBALANCE);
     try (ClusterNodes cluster = new ClusterNodes(dir, 3, small, true)) {
       cluster.startAll();
       cluster.awaitAllReady(Duration.ofSeconds(90));

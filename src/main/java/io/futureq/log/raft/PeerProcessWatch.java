@@ -45,6 +45,9 @@ final class PeerProcessWatch implements AutoCloseable {
 
     /** Peer {@code id}'s address accepts connections again after it was reported gone. */
     default void back(String id) { }
+
+    /** The first connection to peer {@code id} is up, or the first after it was gone. */
+    default void connected(String id) { }
   }
 
   private final Supplier<Map<String, String>> peers;
@@ -142,12 +145,21 @@ final class PeerProcessWatch implements AutoCloseable {
         try (Socket s = new Socket()) {
           socket = s;
           s.connect(socketAddress(address), (int) CONNECT_TIMEOUT.toMillis());
+          if (s.getLocalPort() == s.getPort() && s.getLocalAddress().equals(s.getInetAddress())) {
+            // Linux may connect a socket to itself when nothing listens on a port of the ephemeral range
+            throw new ConnectException("connected to itself: nothing listens on " + address);
+          }
           connectedAt = System.nanoTime();
+          boolean first = !wasConnected;
           wasConnected = true;
           if (gone) {
             gone = false;
+            first = true;
             LOG.info("Raft peer {} at {} accepts connections again", id, address);
             listener.back(id);
+          }
+          if (first) {
+            listener.connected(id);
           }
           InputStream in = s.getInputStream();
           while (in.read(discard) >= 0) {

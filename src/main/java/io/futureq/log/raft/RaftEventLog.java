@@ -72,10 +72,19 @@ public final class RaftEventLog implements EventLog {
     this.lease = ReplicaLease.start(server, settings.electionTimeout(),
         () -> Barrier.applied(this, this, settings.requestTimeout()));
     this.earlyElection = earlyElection;
-    this.peerWatch = settings.watchPeerProcesses() ? PeerProcessWatch.start(this::otherPeers, id -> {
-      earlyElection.gone(id);
-      peerGoneListeners.forEach(listener -> listener.accept(id));
-    }) : null;
+    this.peerWatch = settings.watchPeerProcesses() ? PeerProcessWatch.start(this::otherPeers,
+        new PeerProcessWatch.Listener() {
+          @Override
+          public void gone(String id) {
+            earlyElection.gone(id);
+            peerGoneListeners.forEach(listener -> listener.accept(id));
+          }
+
+          @Override
+          public void connected(String id) {
+            earlyElection.connected(id);
+          }
+        }) : null;
   }
 
   /**

@@ -17,13 +17,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
+import org.apache.ratis.conf.RaftProperties;
 
 /** Three (or more) in-process replicas on free loopback ports, each under its own directory. */
 final class RaftCluster implements AutoCloseable {
   /** Generous: a 2-core machine running three servers, RocksDB and GC can be slow. */
   static final Duration WAIT = Duration.ofSeconds(60);
   static final String TOPIC = "orders";
+  private static final Duration ELECTION_TIMEOUT = Duration.ofMillis(300);
 
   private final List<RaftNode> nodes;
   private final Path root;
@@ -47,14 +50,32 @@ final class RaftCluster implements AutoCloseable {
 
   /** As above, with appends giving up after {@code requestTimeout}. */
   static RaftCluster start(Path root, int size, long snapshotThreshold, long segmentBytes, Duration requestTimeout) {
+    return start(root, size, snapshotThreshold, segmentBytes, requestTimeout, ELECTION_TIMEOUT, true,
+        properties -> { });
+  }
+
+  /**
+   * Starts {@code size} replicas with the given election timeout and peer watch; {@code tuning} changes Ratis's
+   * properties further (a first election sooner than a long election timeout, say).
+   */
+  static RaftCluster start(Path root, int size, Duration electionTimeout, boolean watchPeerProcesses,
+      Consumer<RaftProperties> tuning) {
+    return start(root, size, 1_000_000, 32L << 20, WAIT, electionTimeout, watchPeerProcesses,
+        tuning);
+  }
+
+  private static RaftCluster start(Path root, int size, long snapshotThreshold, long segmentBytes,
+      Duration requestTimeout, Duration electionTimeout, boolean watchPeerProcesses, Consumer<RaftProperties> tuning) {
     Map<String, String> peers = new TreeMap<>();
     for (int i = 0; i < size; i++) {
       peers.put("n" + i, "127.0.0.1:" + freePort());
     }
     List<RaftNode> nodes = new ArrayList<>();
     for (String id : peers.keySet()) {
-      nodes.add(new RaftNode(root.resolve(id), settings(id, peers, root.resolve(id).resolve("raft"),
-          snapshotThreshold, segmentBytes, requestTimeout, false)));
+      RaftNode node = new RaftNode(root.resolve(id), settings(id, peers, root.resolve(id).resolve("raft"),
+          snapshotThreshold, segmentBytes, requestTimeout, electionTimeout, watchPeerProcesses, false));
+      node.tune(tuning);
+      nodes.add(node);
     }
     RaftCluster cluster = new RaftCluster(nodes, root, snapshotThreshold, segmentBytes, requestTimeout);
     try {
@@ -67,9 +88,10 @@ final class RaftCluster implements AutoCloseable {
   }
 
   private static RaftSettings settings(String id, Map<String, String> peers, Path raftDir, long snapshotThreshold,
-      long segmentBytes, Duration requestTimeout, boolean join) {
+      long segmentBytes, Duration requestTimeout, Duration electionTimeout, boolean watchPeerProcesses, boolean join) {
     return new RaftSettings(id, peers.get(id), peers, raftDir, snapshotThreshold, requestTimeout,
-        Duration.ofMillis(300), segmentBytes, 4L << 20, 8, join, true, new ClusterTlsSettings(false, null, null, null));
+        electionTimeout, segmentBytes, 4L << 20, 8, join, watchPeerProcesses,
+        new ClusterTlsSettings(false, null, null, null));
   }
 
   /** Starts a new node {@code id} on a free port, set to join the group that {@code members} belong to. */
@@ -77,7 +99,7 @@ final class RaftCluster implements AutoCloseable {
     Map<String, String> peers = new TreeMap<>(members);
     peers.put(id, "127.0.0.1:" + freePort());
     RaftNode node = new RaftNode(root.resolve(id), settings(id, peers, root.resolve(id).resolve("raft"),
-        snapshotThreshold, segmentBytes, requestTimeout, true));
+        snapshotThreshold, segmentBytes, requestTimeout, ELECTION_TIMEOUT, true, true));
     nodes.add(node);
     node.start();
     return node;

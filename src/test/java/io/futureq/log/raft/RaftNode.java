@@ -89,6 +89,12 @@ final class RaftNode implements AutoCloseable {
     tuning = properties -> RaftServerConfigKeys.Snapshot.setTriggerWhenStopEnabled(properties, false);
   }
 
+  /** From the next start on, Ratis's properties are changed by {@code tuning} too. */
+  void tune(Consumer<RaftProperties> more) {
+    Consumer<RaftProperties> before = tuning;
+    tuning = before.andThen(more);
+  }
+
   /** From the next start on, runs on the apply thread after every entry this replica applies. */
   void afterEachApply(Runnable hook) {
     this.afterEachApply = nanos -> hook.run();
