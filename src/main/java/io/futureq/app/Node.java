@@ -8,6 +8,7 @@ import io.futureq.api.HealthService;
 import io.futureq.api.NodeDirectory;
 import io.futureq.api.ProducerService;
 import io.futureq.config.ApiTlsSettings;
+import io.futureq.log.leader.PersistenceWarmUp;
 import io.futureq.config.BrokerSettings;
 import io.futureq.config.ManagementTlsSettings;
 import io.futureq.config.SecuritySettings;
@@ -53,6 +54,8 @@ import org.apache.pekko.http.javadsl.ConnectionContext;
 import org.apache.pekko.http.javadsl.Http;
 import org.apache.pekko.http.javadsl.ServerBinding;
 import org.apache.pekko.cluster.MemberStatus;
+import org.apache.pekko.persistence.Persistence;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.management.cluster.bootstrap.ClusterBootstrap;
 import org.apache.pekko.management.javadsl.PekkoManagement;
 import org.slf4j.Logger;
@@ -182,6 +185,10 @@ public final class Node implements AutoCloseable {
     EventLog log = clustered ? raftLog : new LocalEventLog(store, stateMachine, settings.storage().fsync(),
         settings.storage().groupCommitMaxCommands(), unlimited, announcer, logMetrics::recordCommit);
     EventLog eventLog = WritePath.start(system, settings, log, raftLog, store, writeLimit);
+    // Pekko Persistence starts on first use, and its first use on a node was the write leader's recovery when the
+    // node became Raft leader: starting it, its plugins and its code then cost a failover 0.5-0.8 s.
+    Persistence.get(Adapter.toClassic(system));
+    system.systemActorOf(PersistenceWarmUp.create(), "persistence-warm-up", org.apache.pekko.actor.typed.Props.empty());
     Executor storageExecutor =
         system.dispatchers().lookup(DispatcherSelector.fromConfig("futureq-blocking-dispatcher"));
     PreciseWakeTimer wakeTimer = new PreciseWakeTimer();
