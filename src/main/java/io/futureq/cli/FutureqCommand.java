@@ -1,6 +1,7 @@
 package io.futureq.cli;
 
 import ch.qos.logback.classic.Level;
+import io.futureq.app.CommonPool;
 import java.util.List;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
@@ -17,6 +18,7 @@ public final class FutureqCommand implements Runnable {
   CommandLine.Model.CommandSpec spec;
 
   public static void main(String[] args) {
+    CommonPool.size();
     // Logging starts here, before client threads race to it, so SLF4J prints no "intercepted calls" warnings.
     // The broker commands report failures themselves, one line each: the client library's log would repeat them.
     if (LoggerFactory.getLogger("io.futureq.client") instanceof ch.qos.logback.classic.Logger client) {

@@ -11,16 +11,19 @@ import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Supplier;
+import java.util.function.Function;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 
 /**
@@ -31,6 +34,11 @@ import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
  *
  * <p>After a failed submission Ratis fails every later request of the same client, so the client is
  * replaced; the new one is used only once the old one has nothing in flight, which keeps the order.
+ *
+ * <p>A client learns of a new leader only from a request that fails: sent to a dead leader, it waits out a retry
+ * pause, and may try a follower first. So the replica's own news of a new leader ({@link #leaderIs}) replaces an
+ * idle client whose leader is another one with a client aimed at the new leader (a few milliseconds): after a
+ * leader's death, the new leader's first entry (its write leader's recovery barrier) went to the dead one first.
  *
  * <p>Back-pressure: what waits in the queue is bounded by a {@link WriteQueueLimit} (commands and
  * bytes); beyond it appends fail at once. An append whose caller was already told it failed (it
@@ -45,7 +53,8 @@ final class EntryCommitter {
   /** Protobuf framing of one command inside the entry: tag and length. */
   private static final int COMMAND_FRAMING = 8;
 
-  private final Supplier<RaftClient> newClient;
+  /** A client of the group, aimed first at the given leader (or at none known: null). */
+  private final Function<RaftPeerId, RaftClient> newClient;
   private final WriteQueueLimit limit;
   private final int maxCommands;
   private final long maxEntryBytes;
@@ -56,11 +65,15 @@ final class EntryCommitter {
   private final Thread thread;
   private volatile boolean closed;
   private volatile boolean clientFailed;
+  /** The leader as this node's replica last heard of it; null while none is known. */
+  private volatile RaftPeerId knownLeader;
+  /** How many entries were first sent to each peer (tests). */
+  private final Map<RaftPeerId, Long> sentTo = new ConcurrentHashMap<>();
   /** Confined to the committer thread, then to {@link #close}. */
   private RaftClient client;
   private Pending carried;
 
-  EntryCommitter(Supplier<RaftClient> newClient, int maxCommands, long maxEntryBytes, int maxOutstanding,
+  EntryCommitter(Function<RaftPeerId, RaftClient> newClient, int maxCommands, long maxEntryBytes, int maxOutstanding,
       Duration timeout, WriteQueueLimit limit) {
     this.newClient = newClient;
     this.limit = limit;
@@ -69,7 +82,7 @@ final class EntryCommitter {
     this.maxOutstanding = maxOutstanding;
     this.timeout = timeout;
     this.outstanding = new Semaphore(maxOutstanding);
-    this.client = newClient.get();
+    this.client = newClient.apply(null);
     this.thread = new Thread(this::run, "futureq-raft-commit");
     thread.setDaemon(true);
     thread.start();
@@ -100,6 +113,16 @@ final class EntryCommitter {
       queue.add(pending);
     }
     return result;
+  }
+
+  /** The replica's news of a leader (null: none known), for the next entry submitted while no other is in flight. */
+  void leaderIs(RaftPeerId leader) {
+    knownLeader = leader;
+  }
+
+  /** How many entries were first sent to {@code peer}. */
+  long entriesSentTo(RaftPeerId peer) {
+    return sentTo.getOrDefault(peer, 0L);
   }
 
   /** Submits everything accepted so far, waits for the answers (twice the timeout at most), then closes the client. */
@@ -205,6 +228,8 @@ final class EntryCommitter {
     CompletableFuture<RaftClientReply> reply;
     try {
       replaceClientIfFailed();
+      aimAtKnownLeader();
+      sentTo.merge(client.getLeaderId(), 1L, Long::sum);
       reply = client.async().send(Message.valueOf(UnsafeByteOperations.unsafeWrap(entry.build().toByteArray())));
     } catch (RuntimeException e) {
       reply = CompletableFuture.failedFuture(e);
@@ -226,8 +251,26 @@ final class EntryCommitter {
     outstanding.acquireUninterruptibly(maxOutstanding - 1);
     try {
       closeClient(client);
-      client = newClient.get();
+      client = newClient.apply(knownLeader);
       clientFailed = false;
+    } finally {
+      outstanding.release(maxOutstanding - 1);
+    }
+  }
+
+  /**
+   * Swaps an idle client that would send to another peer than the known leader for one aimed at it. Only when
+   * nothing else is in flight (this thread holds the one permit taken): a request still on its way keeps the old
+   * client, which finds the leader itself, and the order of entries is kept.
+   */
+  private void aimAtKnownLeader() {
+    RaftPeerId leader = knownLeader;
+    if (leader == null || leader.equals(client.getLeaderId()) || !outstanding.tryAcquire(maxOutstanding - 1)) {
+      return;
+    }
+    try {
+      closeClient(client);
+      client = newClient.apply(leader);
     } finally {
       outstanding.release(maxOutstanding - 1);
     }

@@ -68,6 +68,8 @@ public final class RaftEventLog implements EventLog {
     this.server = server;
     this.stateMachine = stateMachine;
     this.committer = committer;
+    stateMachine.onLeaderNews(committer::leaderIs);
+    committer.leaderIs(currentLeader(server));
     this.membership = membership;
     this.lease = ReplicaLease.start(server, settings.electionTimeout(),
         () -> Barrier.applied(this, this, settings.requestTimeout()));
@@ -76,8 +78,9 @@ public final class RaftEventLog implements EventLog {
         new PeerProcessWatch.Listener() {
           @Override
           public void gone(String id) {
-            earlyElection.gone(id);
+            // Downing first: it only sends, while the early election waits for the survivors' answers.
             peerGoneListeners.forEach(listener -> listener.accept(id));
+            earlyElection.gone(id);
           }
 
           @Override
@@ -85,6 +88,14 @@ public final class RaftEventLog implements EventLog {
             earlyElection.connected(id);
           }
         }) : null;
+  }
+
+  private static RaftPeerId currentLeader(RaftServer server) {
+    try {
+      return server.getDivision(RaftServerFactory.GROUP_ID).getInfo().getLeaderId();
+    } catch (IOException e) {
+      return null;
+    }
   }
 
   /**
@@ -164,7 +175,11 @@ public final class RaftEventLog implements EventLog {
       server.start();
       RaftServer started = server;
       Supplier<RaftGroup> group = () -> RaftServerFactory.currentGroup(started, settings);
-      EntryCommitter committer = new EntryCommitter(() -> RaftServerFactory.client(settings, properties, group.get()),
+      EntryCommitter committer = new EntryCommitter(leader -> {
+        RaftGroup current = group.get();
+        return RaftServerFactory.client(settings, properties, current,
+            leader != null && current.getPeer(leader) != null ? leader : null);
+      },
           maxCommands, settings.maxEntryBytes(), settings.maxOutstandingEntries(), settings.requestTimeout(), limit);
       return new RaftEventLog(settings, server, ratis, committer, diskAcks,
           new Membership(server, group, properties, RaftServerFactory.parameters(settings.tls()),
@@ -182,6 +197,11 @@ public final class RaftEventLog implements EventLog {
   @Override
   public CompletionStage<CommandResult> append(LogCommand command) {
     return committer.append(command);
+  }
+
+  /** How many of this node's entries were first sent to {@code peer} (tests). */
+  long entriesSentTo(String peer) {
+    return committer.entriesSentTo(RaftPeerId.valueOf(peer));
   }
 
   /**

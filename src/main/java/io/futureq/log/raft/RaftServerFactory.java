@@ -27,6 +27,7 @@ import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.retry.ExponentialBackoffRetry;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
@@ -43,6 +44,13 @@ final class RaftServerFactory {
   private static final long FRAMING_BYTES = 1L << 20;
   /** A client retries a write on another peer after this pause, until the request timeout. */
   private static final Duration RETRY_PAUSE = Duration.ofMillis(100);
+  /**
+   * A write's first retry comes after about this pause times 2, each later one after twice the last, up to
+   * {@link #RETRY_PAUSE}. Right after an election the new leader refuses requests until its first entry is applied
+   * (Ratis's LeaderNotReadyException), 50-300 ms on a loaded machine; a fixed 100 ms pause made its first entry
+   * (the write leader's recovery barrier) wait up to 100 ms longer than that, and the writes behind it too.
+   */
+  private static final Duration FIRST_RETRY_PAUSE = Duration.ofMillis(5);
   /**
    * Longest one attempt of a client request waits before it is retried; Ratis's default. A write sent
    * to a leader that then died waits this long, but a shorter attempt (1 s was tried) made failover
@@ -162,16 +170,19 @@ final class RaftServerFactory {
   /**
    * A client of the group that follows leader changes: a write is retried (same call id, so the
    * leader's retry cache keeps it applied once) until it is answered or the request timeout passed.
+   *
+   * @param leader where its first request goes, or null to let the client pick
    */
-  static RaftClient client(RaftSettings settings, RaftProperties properties, RaftGroup group) {
+  static RaftClient client(RaftSettings settings, RaftProperties properties, RaftGroup group, RaftPeerId leader) {
     // Every request type gets the bound: Ratis's fallback for a type without a policy retries forever.
     RequestTypeDependentRetryPolicy.Builder retry = RequestTypeDependentRetryPolicy.newBuilder();
     for (TypeCase type : TypeCase.values()) {
-      retry.setRetryPolicy(type, RetryPolicies.retryForeverWithSleep(time(RETRY_PAUSE)))
+      retry.setRetryPolicy(type, ExponentialBackoffRetry.newBuilder().setBaseSleepTime(time(FIRST_RETRY_PAUSE))
+              .setMaxSleepTime(time(RETRY_PAUSE)).setMaxAttempts(Integer.MAX_VALUE).build())
           .setTimeout(type, time(settings.requestTimeout()));
     }
     return RaftClient.newBuilder().setRaftGroup(group).setProperties(properties).setRetryPolicy(retry.build())
-        .setParameters(parameters(settings.tls())).build();
+        .setLeaderId(leader).setParameters(parameters(settings.tls())).build();
   }
 
   /** A client for membership changes and group queries: a bounded number of attempts within {@code timeout}. */

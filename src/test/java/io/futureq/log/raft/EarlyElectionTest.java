@@ -3,12 +3,15 @@ package io.futureq.log.raft;
 import static io.futureq.log.Commands.message;
 import static io.futureq.log.Commands.store;
 import static io.futureq.log.raft.RaftCluster.TOPIC;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.util.TimeDuration;
@@ -61,6 +64,35 @@ class EarlyElectionTest {
     RaftCluster.append(survivors.get(0), store(message(TOPIC, "after", 2)));
     cluster.awaitConverged();
     cluster.assertStoresEqual(2);
+  }
+
+  /**
+   * A node's entries go through a Raft client, which learns of a new leader only when a request fails: the new
+   * leader's first entries (its write leader's recovery barrier) went to the dead leader first, and waited out a
+   * retry pause. The replica's own news of the election aims the client at the new leader before it sends.
+   */
+  @Test
+  void noEntryOfTheNewLeaderGoesToTheDeadOne() {
+    cluster = RaftCluster.start(dir, 3, ELECTION_TIMEOUT, true, EarlyElectionTest::quickFirstElection);
+    RaftNode leader = cluster.awaitLeader();
+    for (RaftNode node : cluster.running()) {
+      // every node's client has sent to the leader, so each has it as the leader
+      RaftCluster.append(node, store(message(TOPIC, "through-" + node.id(), 1)));
+    }
+    cluster.awaitConverged();
+
+    Map<String, Long> sentToTheDeadOne = new HashMap<>();
+    cluster.running().forEach(n -> sentToTheDeadOne.put(n.id(), n.log().entriesSentTo(leader.id())));
+    leader.stop();
+    List<RaftNode> survivors = cluster.running();
+    RaftNode next = RaftCluster.await("a new leader", () -> survivors.stream()
+        .filter(n -> n.status().role() == RaftStatus.Role.LEADER).findFirst().orElse(null));
+    RaftCluster.append(next, store(message(TOPIC, "after", 2)));
+    cluster.awaitConverged();
+
+    assertEquals(sentToTheDeadOne.get(next.id()), next.log().entriesSentTo(leader.id()),
+        "entries of the new leader were sent to the dead one first");
+    assertTrue(next.log().entriesSentTo(next.id()) > 0);
   }
 
   /** The group's first election comes within two seconds (spread, so that the three rarely split the vote); the election timeout governs only the later ones. */

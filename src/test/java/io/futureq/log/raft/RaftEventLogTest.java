@@ -208,7 +208,7 @@ class RaftEventLogTest {
         .addCommands(createGroup(TOPIC, "phantom")).addCommands(unknown).build();
     Throwable rejection;
     try (RaftClient client = RaftServerFactory.client(node.settings(),
-        RaftServerFactory.properties(node.settings()), RaftServerFactory.group(node.settings()))) {
+        RaftServerFactory.properties(node.settings()), RaftServerFactory.group(node.settings()), null)) {
       RaftClientReply reply = client.async().send(Message.valueOf(UnsafeByteOperations.unsafeWrap(
           entry.toByteArray()))).get(RaftCluster.WAIT.toSeconds(), TimeUnit.SECONDS);
       rejection = reply.isSuccess() ? null : reply.getException();
