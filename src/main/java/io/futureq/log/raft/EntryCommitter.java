@@ -20,6 +20,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
@@ -36,7 +37,7 @@ import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
  * replaced; the new one is used only once the old one has nothing in flight, which keeps the order.
  *
  * <p>A client learns of a new leader only from a request that fails: sent to a dead leader, it waits out a retry
- * pause, and may try a follower first. So the replica's own news of a new leader ({@link #leaderIs}) replaces an
+ * pause, and may try a follower first. So the leader this node's replica follows (or is) replaces an
  * idle client whose leader is another one with a client aimed at the new leader (a few milliseconds): after a
  * leader's death, the new leader's first entry (its write leader's recovery barrier) went to the dead one first.
  *
@@ -65,17 +66,18 @@ final class EntryCommitter {
   private final Thread thread;
   private volatile boolean closed;
   private volatile boolean clientFailed;
-  /** The leader as this node's replica last heard of it; null while none is known. */
-  private volatile RaftPeerId knownLeader;
+  /** The leader this node's replica follows (or is), null while it knows none. */
+  private final Supplier<RaftPeerId> knownLeader;
   /** How many entries were first sent to each peer (tests). */
   private final Map<RaftPeerId, Long> sentTo = new ConcurrentHashMap<>();
   /** Confined to the committer thread, then to {@link #close}. */
   private RaftClient client;
   private Pending carried;
 
-  EntryCommitter(Function<RaftPeerId, RaftClient> newClient, int maxCommands, long maxEntryBytes, int maxOutstanding,
-      Duration timeout, WriteQueueLimit limit) {
+  EntryCommitter(Function<RaftPeerId, RaftClient> newClient, Supplier<RaftPeerId> knownLeader, int maxCommands,
+      long maxEntryBytes, int maxOutstanding, Duration timeout, WriteQueueLimit limit) {
     this.newClient = newClient;
+    this.knownLeader = knownLeader;
     this.limit = limit;
     this.maxCommands = maxCommands;
     this.maxEntryBytes = maxEntryBytes;
@@ -113,11 +115,6 @@ final class EntryCommitter {
       queue.add(pending);
     }
     return result;
-  }
-
-  /** The replica's news of a leader (null: none known), for the next entry submitted while no other is in flight. */
-  void leaderIs(RaftPeerId leader) {
-    knownLeader = leader;
   }
 
   /** How many entries were first sent to {@code peer}. */
@@ -251,7 +248,7 @@ final class EntryCommitter {
     outstanding.acquireUninterruptibly(maxOutstanding - 1);
     try {
       closeClient(client);
-      client = newClient.apply(knownLeader);
+      client = newClient.apply(knownLeader.get());
       clientFailed = false;
     } finally {
       outstanding.release(maxOutstanding - 1);
@@ -264,7 +261,7 @@ final class EntryCommitter {
    * client, which finds the leader itself, and the order of entries is kept.
    */
   private void aimAtKnownLeader() {
-    RaftPeerId leader = knownLeader;
+    RaftPeerId leader = knownLeader.get();
     if (leader == null || leader.equals(client.getLeaderId()) || !outstanding.tryAcquire(maxOutstanding - 1)) {
       return;
     }

@@ -68,8 +68,6 @@ public final class RaftEventLog implements EventLog {
     this.server = server;
     this.stateMachine = stateMachine;
     this.committer = committer;
-    stateMachine.onLeaderNews(committer::leaderIs);
-    committer.leaderIs(currentLeader(server));
     this.membership = membership;
     this.lease = ReplicaLease.start(server, settings.electionTimeout(),
         () -> Barrier.applied(this, this, settings.requestTimeout()));
@@ -90,6 +88,7 @@ public final class RaftEventLog implements EventLog {
         }) : null;
   }
 
+  /** The leader this node's replica follows (or is), or null while it knows none. */
   private static RaftPeerId currentLeader(RaftServer server) {
     try {
       return server.getDivision(RaftServerFactory.GROUP_ID).getInfo().getLeaderId();
@@ -179,8 +178,8 @@ public final class RaftEventLog implements EventLog {
         RaftGroup current = group.get();
         return RaftServerFactory.client(settings, properties, current,
             leader != null && current.getPeer(leader) != null ? leader : null);
-      },
-          maxCommands, settings.maxEntryBytes(), settings.maxOutstandingEntries(), settings.requestTimeout(), limit);
+      }, () -> currentLeader(started), maxCommands, settings.maxEntryBytes(), settings.maxOutstandingEntries(),
+          settings.requestTimeout(), limit);
       return new RaftEventLog(settings, server, ratis, committer, diskAcks,
           new Membership(server, group, properties, RaftServerFactory.parameters(settings.tls()),
               settings.requestTimeout()),

@@ -42,7 +42,7 @@ final class RaftServerFactory {
   static final RaftGroupId GROUP_ID = RaftGroupId.valueOf(UUID.fromString("5f0d3a52-7c1e-4b8e-9d27-f0e0a1c2b3d4"));
   /** Room for framing beyond an entry's commands in Ratis buffers and gRPC messages. */
   private static final long FRAMING_BYTES = 1L << 20;
-  /** A client retries a write on another peer after this pause, until the request timeout. */
+  /** The longest pause between two tries of a write (on another peer, or once the leader is ready). */
   private static final Duration RETRY_PAUSE = Duration.ofMillis(100);
   /**
    * A write's first retry comes after about this pause times 2, each later one after twice the last, up to

@@ -71,7 +71,6 @@ final class RatisStateMachine extends BaseStateMachine {
   private final Object leadershipLock = new Object();
   private LongConsumer leads;
   private Runnable follows;
-  private volatile Consumer<RaftPeerId> leaderNews = leader -> { };
 
   /** @param onFatal told when this replica can apply no more (Ratis then stops its server) */
   RatisStateMachine(OrderedStore store, BrokerStateMachine machine, AppliedListener listener,
@@ -118,17 +117,11 @@ final class RatisStateMachine extends BaseStateMachine {
   @Override
   public void notifyLeaderChanged(RaftGroupMemberId member, RaftPeerId newLeader) {
     LOG.info("Raft leader is now {} (as {} sees it)", newLeader == null ? "unknown" : newLeader, member.getPeerId());
-    leaderNews.accept(newLeader);
     synchronized (leadershipLock) {
       if (leads != null) {
         tellLeadership(member.getPeerId().equals(newLeader), division());
       }
     }
-  }
-
-  /** Tells {@code news} of every leader change this replica hears of (null: no leader known), on a Ratis thread. */
-  void onLeaderNews(Consumer<RaftPeerId> news) {
-    leaderNews = news;
   }
 
   /** See {@link RaftEventLog#onLeadership}. */
