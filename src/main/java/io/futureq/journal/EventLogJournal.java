@@ -44,7 +44,8 @@ import scala.jdk.javaapi.FutureConverters;
  *
  * <p>Reads are linearizable on any node: before reading the highest sequence number (which Pekko's recovery does
  * before every replay) the journal appends an empty write as a barrier and waits, without blocking, until this
- * node's replica has applied it. A replica that is the leader, or a standalone log, has applied it already.
+ * node's replica has applied it. A replica that is the leader, or a standalone log, has applied it already. The
+ * write leader's recovery waits for {@link EventLog#readyToLead} instead.
  *
  * <p>The write leader ({@link io.futureq.log.leader.LogLeader}) is the one exception: see {@link LeaderEntries}.
  * Every other actor's writes go through the binding's writer, i.e. through that leader.
@@ -128,9 +129,10 @@ public final class EventLogJournal extends AsyncWriteJournal {
   @Override
   public Future<Long> doAsyncReadHighestSequenceNr(String persistenceId, long fromSequenceNr) {
     boolean leader = LeaderEntries.isLeader(persistenceId);
-    // The leader's barrier goes to the log itself: the leader is not serving yet.
-    CompletionStage<Long> highest = Barrier.applied(leader ? backend.bound().log() : backend.bound().writer(),
-        backend.bound().log(), applyTimeout)
+    // The leader asks the log itself (it is not serving yet), which on a Raft leader needs no barrier.
+    CompletionStage<Long> caughtUp = leader ? backend.bound().log().readyToLead(applyTimeout)
+        : Barrier.applied(backend.bound().writer(), backend.bound().log(), applyTimeout);
+    CompletionStage<Long> highest = caughtUp
         .thenApplyAsync(applied -> {
           if (leader) {
             return BrokerStateMachine.leaderSequenceNr(backend.bound().store());

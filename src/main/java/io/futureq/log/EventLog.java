@@ -62,6 +62,17 @@ public interface EventLog extends AutoCloseable {
   }
 
   /**
+   * Completes, with this replica's applied index, once its store holds every append answered before the call, as far
+   * as a leader can tell without asking the others: for the write leader's recovery, which reads its sequence number
+   * there and whose entries are fenced should it have read stale (a deposed leader that does not know it yet). Fails
+   * if that takes longer than {@code within}. By default it appends a {@link Barrier} and waits until this replica
+   * has applied it.
+   */
+  default CompletableFuture<Long> readyToLead(Duration within) {
+    return Barrier.applied(this, this, within);
+  }
+
+  /**
    * Whether this replica's store may be delivered from now. A clustered replica that lost contact with
    * the rest of the group (paused, cut off) may be missing committed cancels and acks; until it has
    * caught up again its topics hold their deliveries. Always true for a log without replicas.

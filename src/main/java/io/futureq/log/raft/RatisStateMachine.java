@@ -6,6 +6,7 @@ import io.futureq.log.BrokerStateMachine;
 import io.futureq.log.CommandResult;
 import io.futureq.log.CommandResultCodec;
 import io.futureq.log.EventLog.AppliedListener;
+import io.futureq.log.LogUnavailableException;
 import io.futureq.log.proto.ApplyResults;
 import io.futureq.log.proto.LogCommand;
 import io.futureq.log.proto.LogEntry;
@@ -13,8 +14,10 @@ import io.futureq.storage.OrderedStore;
 import io.futureq.storage.StorageException;
 import java.io.IOException;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
@@ -71,6 +74,8 @@ final class RatisStateMachine extends BaseStateMachine {
   private final Object leadershipLock = new Object();
   private LongConsumer leads;
   private Runnable follows;
+  /** Waiting for this replica, leading, to apply the first entry of its term; see {@link #whenLeaderReady}. */
+  private final Set<CompletableFuture<Void>> leaderReadyWaiters = ConcurrentHashMap.newKeySet();
 
   /** @param onFatal told when this replica can apply no more (Ratis then stops its server) */
   RatisStateMachine(OrderedStore store, BrokerStateMachine machine, AppliedListener listener,
@@ -117,11 +122,41 @@ final class RatisStateMachine extends BaseStateMachine {
   @Override
   public void notifyLeaderChanged(RaftGroupMemberId member, RaftPeerId newLeader) {
     LOG.info("Raft leader is now {} (as {} sees it)", newLeader == null ? "unknown" : newLeader, member.getPeerId());
+    if (!member.getPeerId().equals(newLeader)) {
+      leaderReadyWaiters.forEach(waiter -> waiter.completeExceptionally(new LogUnavailableException(
+          "this replica no longer leads the Raft group (" + (newLeader == null ? "no leader known" : newLeader
+          + " does") + ")", null)));
+    }
     synchronized (leadershipLock) {
       if (leads != null) {
         tellLeadership(member.getPeerId().equals(newLeader), division());
       }
     }
+  }
+
+  /**
+   * Completes once this replica leads and has applied the first entry of its term: a Raft leader commits nothing of
+   * earlier terms before that entry, and this machine applies in order, so its store then holds all that earlier
+   * leaders committed. Fails when this replica does not lead, or stops leading first.
+   */
+  CompletableFuture<Void> whenLeaderReady() {
+    CompletableFuture<Void> ready = new CompletableFuture<>();
+    leaderReadyWaiters.add(ready);
+    ready.whenComplete((done, failure) -> leaderReadyWaiters.remove(ready));
+    // Asked after the waiter is in place, so a readiness or a change in between is not missed.
+    RaftServer.Division division = division();
+    if (division == null || !division.getInfo().isLeader()) {
+      ready.completeExceptionally(new LogUnavailableException("this replica does not lead the Raft group", null));
+    } else if (division.getInfo().isLeaderReady()) {
+      ready.complete(null);
+    }
+    return ready;
+  }
+
+  /** Ratis calls it on the apply thread once the first entry of this leader's term is applied. */
+  @Override
+  public void notifyLeaderReady() {
+    leaderReadyWaiters.forEach(waiter -> waiter.complete(null));
   }
 
   /** See {@link RaftEventLog#onLeadership}. */

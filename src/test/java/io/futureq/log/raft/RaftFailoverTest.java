@@ -8,8 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.futureq.log.BrokerStateMachine;
 import io.futureq.log.CommandResult;
 import io.futureq.log.LogUnavailableException;
+import io.futureq.log.proto.LeaderEntry;
+import io.futureq.log.proto.LogCommand;
 import io.futureq.log.proto.StoredMessage;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -113,6 +116,42 @@ class RaftFailoverTest {
     survivor.messagesOf(TOPIC).forEach(m -> keys.add(m.getKey()));
     assertTrue(keys.containsAll(Set.of("a", "c")), keys.toString());
     assertEquals(survivor.messagesOf(TOPIC), others.get(0).messagesOf(TOPIC));
+  }
+
+  /**
+   * The write leader of a new Raft leader recovers its sequence number from its own store, without appending a
+   * barrier first (that cost every leader failover one more commit round): once the new leader is ready, its store
+   * holds every leader entry the dead one committed, and nothing was appended to get there. A follower, which
+   * cannot tell what it has not heard of yet, still waits for a barrier of its own.
+   */
+  @Test
+  void aNewLeaderIsReadyToLeadWithAllThatWasCommittedAndWithoutAnEntryOfItsOwn() throws Exception {
+    cluster = RaftCluster.start(dir, 3, 1_000_000, 1L << 20);
+    RaftNode leader = cluster.awaitLeader();
+    for (long sequenceNr = 1; sequenceNr <= 5; sequenceNr++) {
+      RaftCluster.append(leader, LogCommand.newBuilder().setLeaderEntry(LeaderEntry.newBuilder()
+          .setSequenceNr(sequenceNr).addCommands(store(message(TOPIC, "m" + sequenceNr, 0)))).build());
+    }
+    long committed = cluster.awaitConverged();
+    leader.stop();
+    RaftNode next = cluster.awaitLeader();
+    RaftNode follower = cluster.running().stream().filter(n -> n != next).findFirst().orElseThrow();
+
+    // Asked as soon as it leads, perhaps before its first entry is applied: it waits for that.
+    long applied = next.log().readyToLead(RaftCluster.WAIT).get(60, TimeUnit.SECONDS);
+    assertEquals(5, BrokerStateMachine.leaderSequenceNr(next.store()));
+    assertTrue(applied >= committed, "ready at applied index " + applied + ", before " + committed);
+
+    // The survivors append a barrier each once back in touch (ReplicaLease); asked after those, nothing else appends.
+    RaftCluster.await("the survivors back in touch", () -> cluster.running().stream()
+        .allMatch(n -> n.log().current()) ? true : null);
+    long settled = cluster.awaitConverged();
+    assertEquals(settled, next.log().readyToLead(RaftCluster.WAIT).get(60, TimeUnit.SECONDS),
+        "the leader appended an entry to be ready to lead");
+    assertEquals(settled, next.appliedIndex());
+    long followerApplied = follower.log().readyToLead(RaftCluster.WAIT).get(60, TimeUnit.SECONDS);
+    assertTrue(followerApplied > settled, "a follower read without a barrier: applied " + followerApplied);
+    assertEquals(5, BrokerStateMachine.leaderSequenceNr(follower.store()));
   }
 
   /** A steady stream of keyed appends through the surviving nodes; records what was acknowledged when. */
