@@ -43,8 +43,10 @@ import org.apache.pekko.actor.typed.receptionist.Receptionist;
  * batcher is always a gap-free prefix of its writes. A write answered {@link LogLeader.Fenced},
  * {@link LogLeader.NotLeading} or {@link LogLeader.OutOfOrder} was not applied, so it goes again as it was, under
  * its id, to whichever leader is listed then (after a pause when that leader resigned, for the listing to move on),
- * up to {@code maxResends} times. Writes sent again go one at a time, lowest id first, once nothing else is in
- * flight, and before anything new.
+ * up to {@code maxResends} times. Writes sent again go once nothing else is in flight, all at once, lowest id first,
+ * followed at once by new writes: one leader persists what it is sent in that order, so they reach the log in id
+ * order, and one commit round carries them all. Sent one at a time, a failover cost a round per write sent again
+ * before the first new one.
  *
  * <p>When the listing moves to another leader (a new Raft term, a crashed or stopped leader), the writes still
  * unanswered by the old one go to the new one that way: a write the old leader did persist is answered
@@ -99,8 +101,12 @@ public final class WriteBatcher extends AbstractBehavior<WriteBatcher.Command> {
   /** A name this batcher writes under, and the id of its first write under it. */
   private record Writer(String name, long firstWriteId) {}
 
-  /** A write sent and not answered yet: its name, appends, the leader it went to, and how often it went before. */
-  private record InFlight(Writer writer, List<Append> appends, ActorRef<LogLeader.Command> leader, int resends) {}
+  /**
+   * A write sent and not answered yet: its name, appends, the leader it went to, how often it was refused before, and
+   * whether it is a write sent again (those do not count against {@code writesInFlight}).
+   */
+  private record InFlight(Writer writer, List<Append> appends, ActorRef<LogLeader.Command> leader, int resends,
+      boolean again) {}
 
   /** A write of the current name to send again as it was (what of it is still to send), and how often it went. */
   private record Resend(List<Append> appends, int resends) {}
@@ -322,8 +328,8 @@ public final class WriteBatcher extends AbstractBehavior<WriteBatcher.Command> {
   }
 
   /**
-   * Writes sent again go first, one at a time once nothing else is in flight, so that they reach the log in id
-   * order; then new writes, while fewer than {@code writesInFlight} are in flight.
+   * Writes sent again go first, all of them once nothing else is in flight, lowest id first (see the class comment);
+   * then new writes, while fewer than {@code writesInFlight} new ones are in flight.
    */
   private void sendIfIdle() {
     if (leader == null || paused) {
@@ -331,25 +337,30 @@ public final class WriteBatcher extends AbstractBehavior<WriteBatcher.Command> {
     }
     if (!resend.isEmpty()) {
       if (!inFlight.isEmpty()) {
-        return;
+        return; // those will be refused too if one before them was: all go again together, in order
       }
-      Map.Entry<Long, Resend> again = resend.pollFirstEntry();
-      // Callers already answered (timed out) are left out: applied at most once either way, under the write's id;
-      // if none is left, the id still goes (empty), so that the writes after it are not out of order.
-      send(again.getKey(), stillToSend(again.getValue().appends()), again.getValue().resends());
-      return;
+      while (!resend.isEmpty()) {
+        Map.Entry<Long, Resend> again = resend.pollFirstEntry();
+        // Callers already answered (timed out) are left out: applied at most once either way, under the write's id;
+        // if none is left, the id still goes (empty), so that the writes after it are not out of order.
+        send(again.getKey(), stillToSend(again.getValue().appends()), again.getValue().resends(), true);
+      }
     }
-    while (inFlight.size() < writesInFlight) {
+    while (newWritesInFlight() < writesInFlight) {
       List<Append> batch = nextBatch();
       if (batch.isEmpty()) {
         return;
       }
-      send(nextWriteId++, batch, 0);
+      send(nextWriteId++, batch, 0, false);
     }
   }
 
-  private void send(long id, List<Append> batch, int resends) {
-    inFlight.put(id, new InFlight(writer, batch, leader, resends));
+  private long newWritesInFlight() {
+    return inFlight.values().stream().filter(write -> !write.again()).count();
+  }
+
+  private void send(long id, List<Append> batch, int resends, boolean again) {
+    inFlight.put(id, new InFlight(writer, batch, leader, resends, again));
     LogEntry.Builder entry = LogEntry.newBuilder();
     batch.forEach(a -> entry.addCommands(a.command()));
     boolean onDisk = batch.stream().anyMatch(a -> a.onLeaderDisk() != null);
