@@ -42,6 +42,7 @@ final class FailoverProbe implements AutoCloseable {
   /** One admin client per node, without discovery, so that what it sees is that node's doing. */
   private final Map<Integer, FutureQClient> admins = new ConcurrentHashMap<>();
   private final ClusterProcesses nodes;
+  private final long intervalMs;
   /** payload -> when it was acknowledged (ms since the epoch) */
   private final Map<String, Long> acked = new ConcurrentHashMap<>();
   /** payload -> when it was first received */
@@ -88,7 +89,13 @@ final class FailoverProbe implements AutoCloseable {
   }
 
   FailoverProbe(ClusterProcesses nodes) {
+    this(nodes, INTERVAL_MS);
+  }
+
+  /** @param intervalMs the pause between one producer's publishes */
+  FailoverProbe(ClusterProcesses nodes, long intervalMs) {
     this.nodes = nodes;
+    this.intervalMs = intervalMs;
   }
 
   /** Subscribes to every topic and starts one producer per node (first target that node, then discovery). */
@@ -141,7 +148,7 @@ final class FailoverProbe implements AutoCloseable {
       producer.send(OutgoingMessage.to(topic((int) (n % TOPICS))).payload(payload).key(payload).build())
           .thenRun(() -> acked.put(payload, System.currentTimeMillis()));
       try {
-        Thread.sleep(INTERVAL_MS);
+        Thread.sleep(intervalMs);
       } catch (InterruptedException e) {
         return;
       }
