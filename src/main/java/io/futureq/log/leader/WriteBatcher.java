@@ -267,10 +267,14 @@ public final class WriteBatcher extends AbstractBehavior<WriteBatcher.Command> {
     timers.startSingleTimer(new Resume(), RESEND_PAUSE.multipliedBy(Math.min(resends, 20)));
   }
 
-  /** The write's entry is on the leader's disk: each append that asked learns its slots, in the write's order. */
+  /**
+   * The write's entry is on the leader's disk: each append that asked learns its slots, in the write's order. Not
+   * for a write sent again: the answer may come late from the leader it first went to (under the same id), and
+   * either copy may be the one that applies, or neither (see {@link #wantsDiskAnswers}).
+   */
   private Behavior<Command> onDisk(OnDisk onDisk) {
     InFlight write = inFlight.get(onDisk.onDisk().writeId());
-    if (write == null) {
+    if (write == null || write.again()) {
       return this;
     }
     int slot = onDisk.onDisk().firstSlot();
@@ -355,15 +359,25 @@ public final class WriteBatcher extends AbstractBehavior<WriteBatcher.Command> {
     }
   }
 
+  /**
+   * Whether a write asks the leader for {@link LogLeader.OnLeaderDisk}: not when it is sent again, nor while writes
+   * sent again are in flight. A disk answer says where the entry will apply, and those may apply elsewhere or not at
+   * all: a write sent again whose first copy did apply is answered {@link LogLeader.AlreadyApplied}, and a new one
+   * behind a refused one is refused too. Their appends are answered when applied instead, as at QUORUM.
+   */
+  private boolean wantsDiskAnswers(boolean again) {
+    return !again && inFlight.values().stream().noneMatch(InFlight::again);
+  }
+
   private long newWritesInFlight() {
     return inFlight.values().stream().filter(write -> !write.again()).count();
   }
 
   private void send(long id, List<Append> batch, int resends, boolean again) {
+    boolean onDisk = wantsDiskAnswers(again) && batch.stream().anyMatch(a -> a.onLeaderDisk() != null);
     inFlight.put(id, new InFlight(writer, batch, leader, resends, again));
     LogEntry.Builder entry = LogEntry.newBuilder();
     batch.forEach(a -> entry.addCommands(a.command()));
-    boolean onDisk = batch.stream().anyMatch(a -> a.onLeaderDisk() != null);
     leader.tell(new LogLeader.Write(writer.name(), writer.firstWriteId(), id, entry.build(), answers,
         onDisk ? diskAnswers : null));
     timers.startSingleTimer(id, new Unanswered(id), timeout);

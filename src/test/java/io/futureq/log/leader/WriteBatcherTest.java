@@ -2,12 +2,15 @@ package io.futureq.log.leader;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.futureq.log.CommandResult;
 import io.futureq.log.CommandResultCodec;
 import io.futureq.log.Commands;
+import io.futureq.log.EventLog;
 import io.futureq.log.proto.LogCommand;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -177,6 +180,41 @@ class WriteBatcherTest {
     assertEquals("g0", ((CommandResult.NackDelayed) first.join()).group());
     assertEquals("g0", ((CommandResult.NackDelayed) second.join()).group());
     leader.expectNoMessage(Duration.ofMillis(100));
+  }
+
+  /**
+   * At ACK_LEVEL_LEADER an append is answered once the leader's log has it on disk, with where it will apply. A write
+   * sent again may apply where it first went or not at all (AlreadyApplied): neither leader's disk answer may reach
+   * it, nor the new write sent behind it. A crash loop saw a producer told an id under which nothing applied: the
+   * old leader's late answer, or the new one's, had reached the write sent again.
+   */
+  @Test
+  void writesSentAgainAndTheNewOneBehindThemAreNotAnsweredAtALeadersDisk() {
+    CompletableFuture<CommandResult> first = new CompletableFuture<>();
+    CompletableFuture<EventLog.LeaderAck> firstOnDisk = new CompletableFuture<>();
+    LogCommand command = Commands.store(Commands.message("t", "a", 0));
+    batcher.tell(new WriteBatcher.Append(command, first, command.getSerializedSize(), firstOnDisk));
+    LogLeader.Write toOld = leader.expectMessageClass(LogLeader.Write.class, WAIT);
+    assertNotNull(toOld.onLeaderDisk(), "a first write asks for the disk answer");
+    CompletableFuture<CommandResult> second = new CompletableFuture<>();
+    CompletableFuture<EventLog.LeaderAck> secondOnDisk = new CompletableFuture<>();
+    batcher.tell(new WriteBatcher.Append(command, second, command.getSerializedSize(), secondOnDisk));
+    TestProbe<LogLeader.Command> next = testKit.createTestProbe();
+    list(leaderOf(2, next));
+
+    LogLeader.Write again = next.expectMessageClass(LogLeader.Write.class, WAIT);
+    LogLeader.Write behind = next.expectMessageClass(LogLeader.Write.class, WAIT);
+    assertEquals(toOld.id(), again.id());
+    assertNull(again.onLeaderDisk(), "a write sent again asks for no disk answer");
+    assertNull(behind.onLeaderDisk(), "nor does the new write sent behind it");
+    toOld.onLeaderDisk().tell(new LogLeader.OnLeaderDisk(toOld.id(), 7, 0)); // the old leader, late
+    again.replyTo().tell(new LogLeader.AlreadyApplied(again.id()));
+    behind.replyTo().tell(written(behind, 1));
+
+    assertEquals("g0", ((CommandResult.NackDelayed) second.join()).group());
+    assertTrue(first.isCompletedExceptionally());
+    assertFalse(firstOnDisk.isDone(), "told a place on the old leader's disk: " + firstOnDisk.getNow(null));
+    assertFalse(secondOnDisk.isDone());
   }
 
   @Test
