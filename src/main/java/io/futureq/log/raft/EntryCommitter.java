@@ -39,7 +39,7 @@ import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
  * <p>A client learns of a new leader only from a request that fails: sent to a dead leader, it waits out a retry
  * pause, and may try a follower first. So the leader this node's replica follows (or is) replaces an
  * idle client whose leader is another one with a client aimed at the new leader (a few milliseconds): after a
- * leader's death, the new leader's first entry (its write leader's recovery barrier) went to the dead one first.
+ * leader's death, the new leader's node sent its first entries to the dead one first.
  *
  * <p>Back-pressure: what waits in the queue is bounded by a {@link WriteQueueLimit} (commands and
  * bytes); beyond it appends fail at once. An append whose caller was already told it failed (it
