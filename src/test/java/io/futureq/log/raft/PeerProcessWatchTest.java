@@ -9,6 +9,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
@@ -119,7 +120,9 @@ class PeerProcessWatchTest {
   private static final class Peer implements AutoCloseable {
     final ServerSocket server;
     final int port;
-    final List<Socket> accepted = new CopyOnWriteArrayList<>();
+    /** Guarded by this; a connection accepted after close is closed at once (a killed process's kernel closes all). */
+    private final List<Socket> accepted = new ArrayList<>();
+    private boolean closed;
 
     Peer(int port) throws IOException {
       server = new ServerSocket();
@@ -129,7 +132,7 @@ class PeerProcessWatchTest {
       Thread acceptor = new Thread(() -> {
         try {
           while (true) {
-            accepted.add(server.accept());
+            keep(server.accept());
           }
         } catch (IOException closed) {
           // closed
@@ -143,8 +146,19 @@ class PeerProcessWatchTest {
       return "127.0.0.1:" + port;
     }
 
+    // The watcher is told "connected" once its connect returns, which may be before this peer's acceptor
+    // has taken the connection; one taken after close() must not stay open, or the watch never sees the end.
+    private synchronized void keep(Socket connection) throws IOException {
+      if (closed) {
+        connection.close();
+      } else {
+        accepted.add(connection);
+      }
+    }
+
     @Override
-    public void close() throws IOException {
+    public synchronized void close() throws IOException {
+      closed = true;
       server.close();
       for (Socket s : accepted) {
         s.close();
