@@ -34,7 +34,7 @@ final class TcpProxy implements AutoCloseable {
     return server.getLocalPort();
   }
 
-  void cut() {
+  synchronized void cut() {
     cut = true;
     open.forEach(TcpProxy::closeQuietly);
     open.clear();
@@ -48,10 +48,6 @@ final class TcpProxy implements AutoCloseable {
     while (!closed) {
       try {
         Socket client = server.accept();
-        if (cut) {
-          closeQuietly(client);
-          continue;
-        }
         Socket upstream;
         try {
           upstream = new Socket(InetAddress.getLoopbackAddress(), target);
@@ -59,14 +55,27 @@ final class TcpProxy implements AutoCloseable {
           closeQuietly(client); // the target is not listening (yet): the dialer sees a closed connection
           continue;
         }
-        open.add(client);
-        open.add(upstream);
+        if (!admit(client, upstream)) {
+          closeQuietly(client);
+          closeQuietly(upstream);
+          continue;
+        }
         pipe(client, upstream);
         pipe(upstream, client);
       } catch (IOException e) {
         // the proxy was closed
       }
     }
+  }
+
+  /** Checked together with cut(), so a connection accepted while the proxy is being cut cannot slip through. */
+  private synchronized boolean admit(Socket client, Socket upstream) {
+    if (cut) {
+      return false;
+    }
+    open.add(client);
+    open.add(upstream);
+    return true;
   }
 
   private void pipe(Socket from, Socket to) {
