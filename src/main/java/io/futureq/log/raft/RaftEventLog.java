@@ -28,6 +28,7 @@ import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.thirdparty.com.google.protobuf.TextFormat;
 
 /**
  * The clustered {@link EventLog}: this node's Ratis server (one replica of the store) plus a client
@@ -317,6 +318,19 @@ public final class RaftEventLog implements EventLog {
     } catch (IOException e) {
       return new RaftStatus(settings.nodeId(), RaftStatus.Role.STOPPED, "", 0, 0, appliedIndex(), Map.of(),
           Map.of());
+    }
+  }
+
+  /**
+   * Ratis's own view of this replica's role, in one line: as leader, each follower's next and match index and
+   * how long since it last answered; as follower, how long since the leader was heard. Says where replication
+   * stalls when a test times out waiting for it.
+   */
+  String ratisRoleInfo() {
+    try {
+      return TextFormat.shortDebugString(server.getDivision(RaftServerFactory.GROUP_ID).getInfo().getRoleInfoProto());
+    } catch (IOException | RuntimeException e) {
+      return "no role info: " + e;
     }
   }
 

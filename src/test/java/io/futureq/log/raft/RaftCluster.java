@@ -152,10 +152,25 @@ final class RaftCluster implements AutoCloseable {
       }
     } catch (AssertionError e) {
       StringBuilder states = new StringBuilder(e.getMessage()).append("; nodes:");
-      running().forEach(node -> states.append("\n  ").append(node.status()));
+      running().forEach(node -> states.append("\n  ").append(node.status())
+          .append("\n    ratis: ").append(node.log().ratisRoleInfo()));
+      appenderThreads(states);
       throw new AssertionError(states.toString(), e);
     }
     return target;
+  }
+
+  /** Where each leader's log appender threads are: a replica that never catches up has one stuck or gone. */
+  private static void appenderThreads(StringBuilder out) {
+    out.append("\nlog appender threads:");
+    Thread.getAllStackTraces().forEach((thread, stack) -> {
+      if (thread.getName().contains("Appender")) {
+        out.append("\n  ").append(thread.getName()).append(" ").append(thread.getState());
+        for (int i = 0; i < Math.min(stack.length, 8); i++) {
+          out.append("\n      at ").append(stack[i]);
+        }
+      }
+    });
   }
 
   /** Appends through {@code node} and waits for the result. */
