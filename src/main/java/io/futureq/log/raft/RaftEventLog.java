@@ -322,9 +322,9 @@ public final class RaftEventLog implements EventLog {
   }
 
   /**
-   * Ratis's own view of this replica's role, in one line: as leader, each follower's next and match index and
-   * how long since it last answered; as follower, how long since the leader was heard. Says where replication
-   * stalls when a test times out waiting for it.
+   * Ratis's own view of this replica's role, in one line: as leader, how long since each follower last answered;
+   * as follower, which leader it knows and how long since it heard from it. Says where replication stalls when a
+   * test times out waiting for it.
    */
   String ratisRoleInfo() {
     try {

@@ -134,8 +134,8 @@ class PeerProcessWatchTest {
           while (true) {
             keep(server.accept());
           }
-        } catch (IOException closed) {
-          // closed
+        } catch (IOException serverClosed) {
+          // the peer was closed
         }
       }, "peer-" + this.port);
       acceptor.setDaemon(true);
