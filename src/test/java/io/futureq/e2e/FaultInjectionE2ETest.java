@@ -44,8 +44,7 @@ class FaultInjectionE2ETest {
   void failedWritesAreRefusedCleanlyDeliveriesGoOnAndWritesResumeAfterTheFault() throws Exception {
     FaultyStore[] faulty = new FaultyStore[1];
     try (TestBroker broker = TestBroker.start(dir.resolve("data"), Map.of(), s -> faulty[0] = new FaultyStore(s))) {
-      Subscription sub = Subscription.open(broker, "t", "g", 10);
-      Thread.sleep(500);
+      Subscription sub = Subscription.open(broker, "t", "g", 10).awaitSubscribed(WAIT);
       broker.producer.publish(request(message("t", "before-1", 800), message("t", "before-2", 800)))
           .toCompletableFuture().get(10, TimeUnit.SECONDS);
       faulty[0].failure = "Input/output error";
