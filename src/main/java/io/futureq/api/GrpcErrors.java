@@ -1,5 +1,6 @@
 package io.futureq.api;
 
+import io.futureq.log.Failures;
 import io.futureq.log.LogClosedException;
 import io.futureq.log.LogOverloadedException;
 import io.futureq.log.LogRejectedException;
@@ -10,7 +11,6 @@ import io.futureq.security.RateLimited;
 import io.futureq.storage.StorageException;
 import io.grpc.Status;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeoutException;
 import org.apache.pekko.grpc.GrpcServiceException;
@@ -25,7 +25,7 @@ final class GrpcErrors {
   private GrpcErrors() {}
 
   static Status toStatus(Throwable failure) {
-    Throwable t = unwrap(failure);
+    Throwable t = Failures.cause(failure);
     if (t instanceof GrpcServiceException g) {
       return g.getStatus();
     }
@@ -73,7 +73,7 @@ final class GrpcErrors {
     var pekkoDefault = org.apache.pekko.grpc.javadsl.GrpcExceptionHandler.defaultMapper();
     return system -> {
       var fallback = pekkoDefault.apply(system);
-      return failure -> ours(unwrap(failure)) ? org.apache.pekko.grpc.Trailers.apply(toStatus(failure))
+      return failure -> ours(Failures.cause(failure)) ? org.apache.pekko.grpc.Trailers.apply(toStatus(failure))
           : fallback.apply(failure);
     };
   }
@@ -103,12 +103,5 @@ final class GrpcErrors {
       }
     });
     return out;
-  }
-
-  private static Throwable unwrap(Throwable t) {
-    while (t instanceof CompletionException && t.getCause() != null) {
-      t = t.getCause();
-    }
-    return t;
   }
 }

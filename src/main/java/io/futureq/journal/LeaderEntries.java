@@ -2,12 +2,12 @@ package io.futureq.journal;
 
 import io.futureq.log.CommandResult;
 import io.futureq.log.EventLog;
+import io.futureq.log.Failures;
 import io.futureq.log.leader.LogLeader;
 import io.futureq.log.proto.LeaderEntry;
 import io.futureq.log.proto.LogCommand;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import org.apache.pekko.persistence.AtomicWrite;
 import org.apache.pekko.persistence.PersistentRepr;
@@ -53,8 +53,7 @@ final class LeaderEntries {
     }
     appended.whenComplete((result, failure) -> {
       if (failure != null) {
-        event.outcome().completeExceptionally(failure instanceof CompletionException && failure.getCause() != null
-            ? failure.getCause() : failure);
+        event.outcome().completeExceptionally(Failures.cause(failure));
       } else {
         event.outcome().complete((CommandResult.LeaderEntryApplied) result);
       }

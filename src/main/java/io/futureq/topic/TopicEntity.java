@@ -8,6 +8,7 @@ import io.futureq.group.DueMessage;
 import io.futureq.group.GroupContext;
 import io.futureq.group.UniversalFanout;
 import io.futureq.log.Barrier;
+import io.futureq.log.Failures;
 import io.futureq.log.LogUnavailableException;
 import io.futureq.log.proto.DeleteBatch;
 import io.futureq.log.proto.ExpireMessages;
@@ -21,7 +22,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -346,8 +346,7 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
     flushing = false;
     Duration next = keyedPending ? Duration.ZERO : tc.settings().deleteBatchInterval();
     if (done.failure() != null) {
-      Throwable cause = done.failure() instanceof CompletionException c && c.getCause() != null
-          ? c.getCause() : done.failure();
+      Throwable cause = Failures.cause(done.failure());
       if (cause instanceof LogUnavailableException) {
         // What every write leader change does to a batch in flight: a line, not a stack trace.
         getContext().getLog().warn("deleting {} acked messages of topic {} failed ({}); retrying",

@@ -3,6 +3,7 @@ package io.futureq.log.raft;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.futureq.log.CommandResult;
 import io.futureq.log.CommandResultCodec;
+import io.futureq.log.Failures;
 import io.futureq.log.LogClosedException;
 import io.futureq.log.LogRejectedException;
 import io.futureq.log.LogUnavailableException;
@@ -10,8 +11,6 @@ import io.futureq.log.proto.ApplyResults;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.exceptions.AlreadyClosedException;
 import org.apache.ratis.protocol.exceptions.RaftRetryFailureException;
@@ -66,7 +65,7 @@ final class Replies {
 
   /** The exception the appends of a failed entry fail with; the message says what happened. */
   static RuntimeException translate(Throwable failure, int commands, Duration timeout, boolean closing) {
-    Throwable cause = unwrap(failure);
+    Throwable cause = Failures.cause(failure);
     if (closing && cause instanceof AlreadyClosedException) {
       return new LogClosedException();
     }
@@ -86,12 +85,5 @@ final class Replies {
       last = last.getCause();
     }
     return last.getClass().getSimpleName() + ": " + last.getMessage();
-  }
-
-  private static Throwable unwrap(Throwable t) {
-    while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
-      t = t.getCause();
-    }
-    return t;
   }
 }
