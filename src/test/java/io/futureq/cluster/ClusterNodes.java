@@ -6,6 +6,7 @@ import io.futureq.app.Node;
 import io.futureq.e2e.FaultyStore;
 import io.futureq.app.Readiness;
 import io.futureq.config.BrokerSettings;
+import io.futureq.e2e.TestPorts;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Path;
@@ -65,13 +66,9 @@ final class ClusterNodes implements AutoCloseable {
   }
 
   private int reserve() {
-    try {
-      ServerSocket socket = new ServerSocket(0);
-      reserved.add(socket);
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
-    }
+    ServerSocket socket = TestPorts.reserve();
+    reserved.add(socket);
+    return socket.getLocalPort();
   }
 
   /** Lets node {@code i} bind its reserved ports. */
@@ -94,13 +91,11 @@ final class ClusterNodes implements AutoCloseable {
     try {
       int[] ports = new int[n];
       for (int i = 0; i < n; i++) {
-        ServerSocket socket = new ServerSocket(0);
+        ServerSocket socket = TestPorts.reserve();
         held.add(socket);
         ports[i] = socket.getLocalPort();
       }
       return ports;
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
     } finally {
       for (ServerSocket socket : held) {
         try {
@@ -113,11 +108,7 @@ final class ClusterNodes implements AutoCloseable {
   }
 
   static int freePort() {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
-    }
+    return TestPorts.free();
   }
 
   Config config(int i) {

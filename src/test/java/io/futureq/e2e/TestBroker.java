@@ -8,8 +8,6 @@ import io.futureq.api.grpc.ProducerClient;
 import io.futureq.app.Node;
 import io.futureq.config.BrokerSettings;
 import io.futureq.config.StorageEngine;
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
@@ -75,11 +73,7 @@ public final class TestBroker implements AutoCloseable {
   }
 
   public static int freePort() {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
-    }
+    return TestPorts.free();
   }
 
   @Override

@@ -1,7 +1,7 @@
 package io.futureq.reliability;
 
+import io.futureq.e2e.TestPorts;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -72,11 +72,7 @@ public final class BrokerNode implements AutoCloseable {
   }
 
   public static int freePort() {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
-    }
+    return TestPorts.free();
   }
 
   /** Launches the next incarnation on the same config and data, and waits for GET /ready. */

@@ -4,12 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.futureq.config.ClusterTlsSettings;
 import io.futureq.config.RaftSettings;
+import io.futureq.e2e.TestPorts;
 import io.futureq.log.CommandResult;
 import io.futureq.log.proto.LogCommand;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -106,11 +103,7 @@ final class RaftCluster implements AutoCloseable {
   }
 
   static int freePort() {
-    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return TestPorts.free();
   }
 
   RaftNode node(int i) {

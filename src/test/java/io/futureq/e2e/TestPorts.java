@@ -1,0 +1,78 @@
+package io.futureq.e2e;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.BindException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Ports for the tests' servers, taken below the kernel's ephemeral range. A port the kernel hands out for a
+ * bind to port 0 is also one it may hand to any outgoing connection as its local port: between a test choosing
+ * it and a broker binding it, a connection of another node (remoting, Raft, gRPC) could take it, and the broker
+ * failed with "Address already in use" (seen in CI). Ports below the range are never given out that way. Each
+ * is taken once per JVM, in turn from a random start, so a port a previous test left in TIME_WAIT is not
+ * handed out again soon.
+ */
+public final class TestPorts {
+  private static final int LOWEST = 10_000;
+  /** Below Linux's default ephemeral range (32768-60999) where /proc does not say otherwise. */
+  private static final int HIGHEST = ephemeralRangeStart() - 1;
+  private static final AtomicInteger NEXT =
+      new AtomicInteger(LOWEST + ThreadLocalRandom.current().nextInt(HIGHEST - LOWEST + 1));
+
+  private TestPorts() {}
+
+  /** A port nothing listens on now; bind it soon. */
+  public static int free() {
+    try (ServerSocket socket = reserve()) {
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** A server socket bound to a free port on every interface, for the caller to close right before it binds the port. */
+  public static ServerSocket reserve() {
+    for (int tries = 0; tries <= HIGHEST - LOWEST; tries++) {
+      int port = LOWEST + Math.floorMod(NEXT.getAndIncrement() - LOWEST, HIGHEST - LOWEST + 1);
+      ServerSocket socket = null;
+      try {
+        socket = new ServerSocket();
+        socket.setReuseAddress(true);
+        socket.bind(new InetSocketAddress(port));
+        return socket;
+      } catch (BindException taken) {
+        closeQuietly(socket);
+      } catch (IOException e) {
+        closeQuietly(socket);
+        throw new UncheckedIOException(e);
+      }
+    }
+    throw new IllegalStateException("no free port between " + LOWEST + " and " + HIGHEST);
+  }
+
+  private static void closeQuietly(ServerSocket socket) {
+    if (socket != null) {
+      try {
+        socket.close();
+      } catch (IOException e) {
+        // an unbound probe: nothing to lose
+      }
+    }
+  }
+
+  private static int ephemeralRangeStart() {
+    try {
+      String range = Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim();
+      int start = Integer.parseInt(range.split("\\s+")[0]);
+      return start > LOWEST + 1_000 ? start : 32_768;
+    } catch (IOException | RuntimeException e) {
+      return 32_768;
+    }
+  }
+}
