@@ -129,7 +129,8 @@ public final class ClusterCrashLoop {
           readyAt = System.currentTimeMillis();
           // an ack applied on any replica is committed: deliveries after the kill (and any already on
           // the wire, TRANSIT_MS) must not bring it back, whichever node sends them
-          workload.disrupted(new Workload.Disruption(what, start, start + Workload.TRANSIT_MS, readyAt));
+          workload.disrupted(new Workload.Disruption(what, start, start + Workload.TRANSIT_MS, readyAt,
+              !role.contains("hosting the topic")));
           actions.merge((kill ? "SIGKILL " : "SIGSTOP ") + role, 1, Integer::sum);
           survived = round;
           say(String.format("round %d/%d: %s pid %d %d ms into the round; answered %d, delivered %d; ready again "

@@ -109,7 +109,7 @@ public final class CrashLoop {
           long resumedAt = System.currentTimeMillis();
           broker.start(START);
           readyAt = System.currentTimeMillis();
-          workload.disrupted(new Workload.Disruption("SIGKILL pid " + pid, killedAt, resumedAt, readyAt));
+          workload.disrupted(new Workload.Disruption("SIGKILL pid " + pid, killedAt, resumedAt, readyAt, false));
           survived = round;
           say(String.format("round %d/%d: SIGKILL pid %d %d ms into the round (exit 137); answered %d, delivered %d;"
               + " ready again after %.1f s", round, options.rounds(), pid, killedAt - roundStart, workload.answered(),

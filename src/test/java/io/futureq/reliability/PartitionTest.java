@@ -91,7 +91,7 @@ class PartitionTest {
         }
         long healedAt = System.currentTimeMillis();
         workload.disrupted(new Workload.Disruption("cut " + nodes.get(leader).nodeId + " (leader)", cutAt,
-            cutAt + Workload.TRANSIT_MS, healedAt));
+            cutAt + Workload.TRANSIT_MS, healedAt, false));
         notes.add("cut the leader " + nodes.get(leader).nodeId + " for " + CUT_MS + " ms; " + answeredDuring
             + " publishes answered while it was cut; all ready " + (healedAt - cutAt) + " ms after the cut");
         CrashLoop.awaitFirstAnswer(workload, healedAt);
