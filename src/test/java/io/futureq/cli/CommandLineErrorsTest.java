@@ -3,7 +3,7 @@ package io.futureq.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.futureq.e2e.TestBroker;
+import io.futureq.e2e.TestPorts;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -49,7 +49,7 @@ class CommandLineErrorsTest {
       assertTrue(r.out().replaceAll("\\s+", " ").contains("(default: $FUTUREQ_SERVER, else 127.0.0.1:8443)"),
           r.toString());
     }
-    String unused = "127.0.0.1:" + TestBroker.freePort();
+    String unused = "127.0.0.1:" + TestPorts.free();
     Cli.Result r = Cli.run("stats", "--server", unused, "--timeout", "1s");
     assertTrue(r.err().contains(unused), "the flag wins over the default: " + r);
   }
@@ -79,7 +79,7 @@ class CommandLineErrorsTest {
 
   @Test
   void unreachableBrokerFailsWithOneLine() {
-    String server = "127.0.0.1:" + TestBroker.freePort();
+    String server = "127.0.0.1:" + TestPorts.free();
     String[][] commands = {
         {"publish", "--topic", "t", "hi"},
         {"consume", "--topic", "t", "--group", "g", "--count", "1"},

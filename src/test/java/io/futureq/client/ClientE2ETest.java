@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.futureq.e2e.TestBroker;
+import io.futureq.e2e.TestPorts;
 import io.grpc.Status;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -34,7 +35,7 @@ class ClientE2ETest {
 
   @Test
   void sendsConsumesAcksNacksAndCancels() throws Exception {
-    int port = TestBroker.freePort();
+    int port = TestPorts.free();
     try (TestBroker node = startBroker(dir.resolve("data"), port);
         FutureQClient client = FutureQClient.builder().target("127.0.0.1:" + port).build()) {
       FutureQProducer producer = client.producer(ProducerOptions.defaults());
@@ -64,7 +65,7 @@ class ClientE2ETest {
 
   @Test
   void autoAckNacksWhenTheHandlerThrows() throws Exception {
-    int port = TestBroker.freePort();
+    int port = TestPorts.free();
     try (TestBroker node = startBroker(dir.resolve("data"), port);
         FutureQClient client = FutureQClient.builder().target("127.0.0.1:" + port).build()) {
       client.producer(ProducerOptions.defaults()).send(OutgoingMessage.to("auto").payload("p").build())
@@ -84,7 +85,7 @@ class ClientE2ETest {
 
   @Test
   void reconnectsAfterTheBrokerRestartsAndLosesNothing() throws Exception {
-    int port = TestBroker.freePort();
+    int port = TestPorts.free();
     Path data = dir.resolve("data");
     TestBroker node = startBroker(data, port);
     try (FutureQClient client = FutureQClient.builder().target("127.0.0.1:" + port).build()) {
@@ -115,7 +116,7 @@ class ClientE2ETest {
 
   @Test
   void sendBlocksThenFailsWhenTooManyMessagesAreUnacknowledged() throws Exception {
-    int port = TestBroker.freePort();
+    int port = TestPorts.free();
     try (FutureQClient client = FutureQClient.builder().target("127.0.0.1:" + port)
         .requestTimeout(Duration.ofSeconds(1)).build()) {
       FutureQProducer producer = client.producer(ProducerOptions.defaults().withMaxOutstandingMessages(5)

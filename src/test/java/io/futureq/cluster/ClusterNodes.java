@@ -107,10 +107,6 @@ final class ClusterNodes implements AutoCloseable {
     }
   }
 
-  static int freePort() {
-    return TestPorts.free();
-  }
-
   Config config(int i) {
     Map<String, Object> values = new HashMap<>();
     values.put("futureq.node-id", "node-" + (i + 1));

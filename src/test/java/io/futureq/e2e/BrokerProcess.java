@@ -34,7 +34,7 @@ final class BrokerProcess implements AutoCloseable {
         "futureq.api.host = 127.0.0.1",
         "futureq.api.port = " + grpcPort,
         "futureq.management.port = " + managementPort,
-        "futureq.metrics.port = " + TestBroker.freePort(),
+        "futureq.metrics.port = " + TestPorts.free(),
         "futureq.metrics.host = 127.0.0.1",
         "futureq.cluster.remoting.port = 0",
         extra));
@@ -51,8 +51,8 @@ final class BrokerProcess implements AutoCloseable {
    */
   static BrokerProcess start(Path dir, Path data, String extraConfig, Map<String, String> environment,
       List<String> jvmOptions) throws IOException {
-    int grpc = TestBroker.freePort();
-    int management = TestBroker.freePort();
+    int grpc = TestPorts.free();
+    int management = TestPorts.free();
     Path conf = writeConfig(dir, data, grpc, management, extraConfig);
     Path log = dir.resolve("broker-" + grpc + ".log");
     Process p = launch(conf, log, environment, jvmOptions);
@@ -62,7 +62,7 @@ final class BrokerProcess implements AutoCloseable {
   /** As {@link #start(Path, Path, String)} on a management port the caller chose (cluster contact points name it). */
   static BrokerProcess startWithManagementPort(Path dir, Path data, int management, String extraConfig)
       throws IOException {
-    int grpc = TestBroker.freePort();
+    int grpc = TestPorts.free();
     Path conf = writeConfig(dir, data, grpc, management, extraConfig);
     Path log = dir.resolve("broker-" + grpc + ".log");
     return new BrokerProcess(launch(conf, log), log, grpc, management);
@@ -76,8 +76,8 @@ final class BrokerProcess implements AutoCloseable {
 
   /** As {@link #start}, through {@code bin/futureq server} (which execs the JVM) on the test classpath. */
   static BrokerProcess startWithLauncher(Path dir, Path data, String extraConfig) throws IOException {
-    int grpc = TestBroker.freePort();
-    int management = TestBroker.freePort();
+    int grpc = TestPorts.free();
+    int management = TestPorts.free();
     Path conf = writeConfig(dir, data, grpc, management, extraConfig);
     Path log = dir.resolve("broker-" + grpc + ".log");
     ProcessBuilder builder = new ProcessBuilder(List.of(Path.of("bin", "futureq").toAbsolutePath().toString(),

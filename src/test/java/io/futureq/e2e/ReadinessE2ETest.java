@@ -22,15 +22,15 @@ class ReadinessE2ETest {
 
   @Test
   void aClusterNodeWithoutARaftMajoritySaysSoOnReady() throws Exception {
-    int management = TestBroker.freePort();
+    int management = TestPorts.free();
     // One of three Raft peers: it becomes an Up cluster member of its own, but never has a Raft leader.
     String config = String.join("\n",
         "futureq.cluster.enabled = true",
         "futureq.cluster.discovery.contact-points = [\"127.0.0.1:" + management + "\"]",
         "futureq.cluster.discovery.required-contact-points = 1",
         "futureq.raft.storage-dir = \"" + dir.resolve("raft") + "\"",
-        "futureq.raft.peers { node-1 = \"127.0.0.1:" + TestBroker.freePort() + "\", node-2 = \"127.0.0.1:"
-            + TestBroker.freePort() + "\", node-3 = \"127.0.0.1:" + TestBroker.freePort() + "\" }");
+        "futureq.raft.peers { node-1 = \"127.0.0.1:" + TestPorts.free() + "\", node-2 = \"127.0.0.1:"
+            + TestPorts.free() + "\", node-3 = \"127.0.0.1:" + TestPorts.free() + "\" }");
     try (BrokerProcess broker = BrokerProcess.startWithManagementPort(dir, dir.resolve("data"), management,
         config)) {
       HttpClient http = HttpClient.newHttpClient();

@@ -47,7 +47,7 @@ class ServerProcessE2ETest {
 
   @Test
   void badSettingsExitWithStatus2NamingEveryKey() throws Exception {
-    Path conf = BrokerProcess.writeConfig(dir, dir.resolve("data"), 70000, TestBroker.freePort(),
+    Path conf = BrokerProcess.writeConfig(dir, dir.resolve("data"), 70000, TestPorts.free(),
         "futureq.topic.read-chunk = 0\nfutureq.group.in-flight-timeout = banana");
     Process p = BrokerProcess.launch(conf, dir.resolve("bad.log"));
     assertTrue(p.waitFor(60, TimeUnit.SECONDS));

@@ -37,7 +37,7 @@ class StartupFailuresE2ETest {
   void aRaftPortInUseStopsAClusterNodeWithOneLine() throws Exception {
     try (ServerSocket taken = new ServerSocket()) {
       taken.bind(new InetSocketAddress("127.0.0.1", 0));
-      int management = TestBroker.freePort();
+      int management = TestPorts.free();
       String output = failedStart(String.join("\n",
           "futureq.management.port = " + management,
           "futureq.cluster.enabled = true",
@@ -52,7 +52,7 @@ class StartupFailuresE2ETest {
 
   @Test
   void twoSettingsOnOnePortStopStartUp() throws Exception {
-    int port = TestBroker.freePort();
+    int port = TestPorts.free();
     String output = failedStart("futureq.api.port = " + port + "\nfutureq.metrics.port = " + port);
     assertEquals(List.of("futureq: futureq.metrics.port: port " + port + " is also futureq.api.port; give each its "
         + "own port"), output.lines().toList(), output);
@@ -67,7 +67,7 @@ class StartupFailuresE2ETest {
 
   /** Starts a broker with {@code extra} settings, expects exit status 2, and returns what it printed. */
   private String failedStart(String extra) throws Exception {
-    Path conf = BrokerProcess.writeConfig(dir, dir.resolve("data"), TestBroker.freePort(), TestBroker.freePort(),
+    Path conf = BrokerProcess.writeConfig(dir, dir.resolve("data"), TestPorts.free(), TestPorts.free(),
         extra);
     Path log = dir.resolve("failed-" + System.nanoTime() + ".log");
     Process p = BrokerProcess.launch(conf, log);

@@ -57,7 +57,7 @@ public final class TestBroker implements AutoCloseable {
   /** A broker whose store is wrapped, e.g. by a {@link FaultyStore}. */
   public static TestBroker start(Path dataDir, Map<String, Object> overrides,
       java.util.function.UnaryOperator<io.futureq.storage.OrderedStore> storeWrapper) {
-    int managementPort = freePort();
+    int managementPort = TestPorts.free();
     Map<String, Object> values = new HashMap<>();
     values.put("futureq.storage.data-dir", dataDir.toString());
     values.put("futureq.api.host", "127.0.0.1");
@@ -70,10 +70,6 @@ public final class TestBroker implements AutoCloseable {
     values.putAll(overrides);
     Config config = BrokerSettings.load(ConfigFactory.parseMap(values), null, Map.of());
     return new TestBroker(dataDir, Node.start(BrokerSettings.from(config), storeWrapper), managementPort);
-  }
-
-  public static int freePort() {
-    return TestPorts.free();
   }
 
   @Override

@@ -53,9 +53,9 @@ public final class BrokerNode implements AutoCloseable {
   public static BrokerNode create(Path dir, String extraConfig, List<String> launcher) throws IOException {
     Files.createDirectories(dir);
     Path data = dir.resolve("data");
-    int grpc = freePort();
-    int management = freePort();
-    int metrics = freePort();
+    int grpc = TestPorts.free();
+    int management = TestPorts.free();
+    int metrics = TestPorts.free();
     Path conf = dir.resolve("broker.conf");
     Files.writeString(conf, String.join("\n",
         "futureq.storage.data-dir = \"" + data + "\"",
@@ -69,10 +69,6 @@ public final class BrokerNode implements AutoCloseable {
         "futureq.cluster.remoting.port = 0",
         extraConfig, ""));
     return new BrokerNode(dir, data, conf, grpc, management, List.copyOf(launcher));
-  }
-
-  public static int freePort() {
-    return TestPorts.free();
   }
 
   /** Launches the next incarnation on the same config and data, and waits for GET /ready. */

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.futureq.e2e.TestPorts;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -59,7 +60,7 @@ class PeerProcessWatchTest {
 
   @Test
   void aPeerThatNeverAcceptedIsNotGoneAndOneThatHoldsItsConnectionsIsNeither() throws Exception {
-    int nothingListens = RaftCluster.freePort();
+    int nothingListens = TestPorts.free();
     Peer silent = listen(0); // accepts and never answers, as a paused (SIGSTOPped) process's kernel does
     watch = PeerProcessWatch.start(() -> Map.of("never", "127.0.0.1:" + nothingListens, "silent", silent.address()),
         recorder());

@@ -65,7 +65,7 @@ final class RaftCluster implements AutoCloseable {
       Duration requestTimeout, Duration electionTimeout, boolean watchPeerProcesses, Consumer<RaftProperties> tuning) {
     Map<String, String> peers = new TreeMap<>();
     for (int i = 0; i < size; i++) {
-      peers.put("n" + i, "127.0.0.1:" + freePort());
+      peers.put("n" + i, "127.0.0.1:" + TestPorts.free());
     }
     List<RaftNode> nodes = new ArrayList<>();
     for (String id : peers.keySet()) {
@@ -94,16 +94,12 @@ final class RaftCluster implements AutoCloseable {
   /** Starts a new node {@code id} on a free port, set to join the group that {@code members} belong to. */
   RaftNode startJoining(String id, Map<String, String> members) {
     Map<String, String> peers = new TreeMap<>(members);
-    peers.put(id, "127.0.0.1:" + freePort());
+    peers.put(id, "127.0.0.1:" + TestPorts.free());
     RaftNode node = new RaftNode(root.resolve(id), settings(id, peers, root.resolve(id).resolve("raft"),
         snapshotThreshold, segmentBytes, requestTimeout, ELECTION_TIMEOUT, true, true));
     nodes.add(node);
     node.start();
     return node;
-  }
-
-  static int freePort() {
-    return TestPorts.free();
   }
 
   RaftNode node(int i) {
