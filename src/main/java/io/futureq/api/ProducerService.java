@@ -26,12 +26,9 @@ import io.futureq.security.RateLimited;
 import io.futureq.storage.MessageIds;
 import io.futureq.topic.TopicRouter;
 import io.grpc.Status;
-import java.util.HashSet;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.grpc.javadsl.Metadata;
 import org.apache.pekko.stream.javadsl.Source;
@@ -49,26 +46,20 @@ public final class ProducerService implements ProducerPowerApi {
   private final RequestValidator validator;
   private final EventLog eventLog;
   private final ApiMetrics metrics = new ApiMetrics();
-  private final Consumer<Set<String>> afterStore;
   private final PublishLimits limits;
   private final CallAccess access;
   private final HostSettle hostSettle;
   /** Named in every store batch, so that replicas configured otherwise cannot store it under other keys. */
   private final long bucketMs;
 
-  /**
-   * @param afterStore told the topics of every stored request; in a cluster it makes sure their
-   *     entities run somewhere
-   * @param topics where a cancel is settled with the topic's host before it is answered
-   */
+  /** @param topics where a cancel is settled with the topic's host before it is answered */
   public ProducerService(ApiSettings settings, LimitSettings limits, BrokerStateMachine state, EventLog eventLog,
-      Consumer<Set<String>> afterStore, TopicRouter topics, CallAccess access) {
+      TopicRouter topics, CallAccess access) {
     this.settings = settings;
     this.hostSettle = new HostSettle(topics, settings.requestTimeout());
     this.access = access;
     this.limits = new PublishLimits(limits, state);
     this.bucketMs = state.bucketMs();
-    this.afterStore = afterStore;
     this.validator = new RequestValidator(settings);
     this.eventLog = eventLog;
   }
@@ -121,11 +112,6 @@ public final class ProducerService implements ProducerPowerApi {
     CompletableFuture<CommandResult> appended = (onLeaderDisk == null ? eventLog.append(command)
         : eventLog.append(command, onLeaderDisk)).toCompletableFuture();
     PublishResponse.Builder response = PublishResponse.newBuilder().setRequestId(request.getRequestId());
-    appended.thenAccept(result -> {
-      Set<String> topics = new HashSet<>();
-      request.getMessagesList().forEach(m -> topics.add(m.getTopic()));
-      afterStore.accept(topics);
-    });
     if (level == AckLevel.NONE) {
       appended.whenComplete((r, failure) -> {
         if (failure != null) {

@@ -199,8 +199,8 @@ public final class Node implements AutoCloseable {
     Readiness readiness = Readiness.get(system);
     readiness.describeStorage(settings.storage().engine().description());
     CallAccess access = CallAccess.of(settings.security().auth()); // reads the token files: a bad one stops start-up
-    ProducerService producer = new ProducerService(settings.api(), settings.limits(), stateMachine, eventLog, clustered
-        ? topics -> topics.forEach(t -> router.tell(t, new TopicEntity.Wake())) : topics -> { }, router, access);
+    ProducerService producer = new ProducerService(settings.api(), settings.limits(), stateMachine, eventLog, router,
+        access);
     // Subscriber sessions live under their own guardian, not as system actors of their own.
     ActorRef<SpawnProtocol.Command> sessions = system.systemActorOf(SpawnProtocol.create(), "subscribers",
         org.apache.pekko.actor.typed.Props.empty());
@@ -227,11 +227,10 @@ public final class Node implements AutoCloseable {
       ClusterBootstrap.get(system).start();
       readiness.require(() -> cluster.selfMember().status() != MemberStatus.up()
           ? "cluster member status " + cluster.selfMember().status() : raftLog.behind());
-      system.scheduler().scheduleWithFixedDelay(settings.topic().wakeInterval(), settings.topic().wakeInterval(),
-          () -> wakeTopics(store, router), system.executionContext());
+      TopicWakeUps.everyIntervalAndOnMemberRemoved(system, settings.topic().wakeInterval(), store, router);
     }
     readiness.set(true);
-    wakeTopics(store, router);
+    TopicWakeUps.wakeAll(store, router);
     LOG.info("FutureQ node {} serving gRPC on {}:{}, advertised as {} (data in {})", settings.cluster().nodeId(),
         settings.api().host(), grpcPort, grpcAddress, settings.storage().engine() == StorageEngine.MEMORY
             ? "memory only, lost on restart" : settings.storage().dataDir().toAbsolutePath());
@@ -301,15 +300,6 @@ public final class Node implements AutoCloseable {
           }
           return Done.getInstance();
         }));
-  }
-
-  /** Starts the entity of every topic with stored messages, so expiry timers run from boot. */
-  private static void wakeTopics(OrderedStore store, TopicRouter router) {
-    StoredTopics.forEach(store, meta -> {
-      if (meta.getPending() > 0) {
-        router.tell(meta.getName(), new TopicEntity.Wake());
-      }
-    });
   }
 
   public ActorSystem<Void> system() {

@@ -9,7 +9,7 @@ import java.util.Map;
 /**
  * Clustered, every write crosses remoting to the write leader as one message of up to a Raft entry
  * ({@code futureq.raft.max-entry-size}), and its answer comes back with an id per message. Artery's ordinary lanes
- * carry at most 256 KiB a message, so the batcher and the leaders get the large-message lane, with frames as large
+ * carry at most 256 KiB a message, so the routers and the leaders get the large-message lane, with frames as large
  * as an entry. Its buffers are allocated at that size when used and a few are kept for reuse.
  */
 final class RemotingLargeWrites {
@@ -25,7 +25,7 @@ final class RemotingLargeWrites {
     }
     return ConfigFactory.parseMap(Map.of(
         "pekko.remote.artery.large-message-destinations", List.of(
-            "/system/" + WritePath.BATCHER_NAME + "/*", "/system/" + WritePath.PLACEMENT_NAME + "/*"),
+            "/system/" + WritePath.ROUTER_NAME + "/*", "/system/" + WritePath.PLACEMENT_NAME + "/*"),
         "pekko.remote.artery.advanced.maximum-large-frame-size", raft.maxEntryBytes() + FRAME_OVERHEAD_BYTES,
         "pekko.remote.artery.advanced.large-buffer-pool-size", KEPT_BUFFERS));
   }

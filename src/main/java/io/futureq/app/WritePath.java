@@ -2,62 +2,51 @@ package io.futureq.app;
 
 import io.futureq.config.BrokerSettings;
 import io.futureq.journal.JournalBackend;
+import io.futureq.log.BrokerStateMachine;
 import io.futureq.log.EventLog;
 import io.futureq.log.WriteQueueLimit;
 import io.futureq.log.leader.LeaderPlacement;
 import io.futureq.log.leader.LogLeader;
 import io.futureq.log.leader.LogWriter;
-import io.futureq.log.leader.WriteBatcher;
+import io.futureq.log.leader.WriteRouter;
 import io.futureq.log.raft.RaftEventLog;
 import io.futureq.storage.OrderedStore;
-import java.time.Duration;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Props;
 
 /**
- * Puts the write leader in front of the log: this node's {@link WriteBatcher} and {@link LogWriter} (what every
+ * Puts the write leader in front of the log: this node's {@link WriteRouter} and {@link LogWriter} (what every
  * writer is given), the journal binding, and the {@link LeaderPlacement} that runs this node's {@link LogLeader}
  * while it leads: always standalone, while its Raft replica leads in a cluster.
  */
 final class WritePath {
-  /** Least pause before a fenced or failed leader recovers again; it backs off to twenty times that. */
-  static final Duration LEADER_RESTART_BACKOFF = Duration.ofMillis(50);
-  /** How often a fenced write goes again (to a new leader) before its appends fail. */
-  static final int MAX_RESENDS = 10;
-  /** How long a resigned leader tells late writers to go elsewhere: longer than the receptionist takes to list. */
-  static final Duration RESIGN_GRACE = Duration.ofSeconds(10);
   /** Room in a Raft entry for what wraps the writers' commands (the leader entry, the remoting envelope). */
   static final long ENTRY_OVERHEAD_BYTES = 64 * 1024;
-  /** Where the batcher and the leaders live: remoting sends their writes and answers on its large-message lane. */
-  static final String BATCHER_NAME = "log-writer";
+  /** Where the router and the leaders live: remoting sends their writes and answers on its large-message lane. */
+  static final String ROUTER_NAME = "log-writer";
   static final String PLACEMENT_NAME = "log-leaders";
 
   private WritePath() {}
 
   /**
-   * @param log this node's log, which only the leader appends to (and the journal's recovery barriers)
+   * @param log this node's log, which only the leader appends to (and the replicas' barriers)
    * @param raft the same log when clustered (its leader changes place the leader), else null
    * @param limit what may wait for the leader; appends beyond fail with {@link io.futureq.log.LogOverloadedException}
    * @return the log every writer on this node is given
    */
   static LogWriter start(ActorSystem<?> system, BrokerSettings settings, EventLog log, RaftEventLog raft,
       OrderedStore store, WriteQueueLimit limit) {
-    Duration timeout = settings.api().requestTimeout();
     // Clustered, a write crosses remoting and becomes one Raft entry: it must fit both.
     long maxCommandBytes = raft == null ? Long.MAX_VALUE : settings.raft().maxEntryBytes() - ENTRY_OVERHEAD_BYTES;
     long maxWriteBytes = Math.min(settings.storage().maxQueuedBytes(), maxCommandBytes);
-    ActorRef<WriteBatcher.Command> batcher = system.systemActorOf(WriteBatcher.create(
-        settings.storage().groupCommitMaxCommands(), maxWriteBytes, settings.storage().writesInFlight(), timeout,
-        MAX_RESENDS), BATCHER_NAME,
-        Props.empty());
-    LogWriter writer = new LogWriter(log, batcher, limit, maxCommandBytes, timeout);
+    ActorRef<WriteRouter.Command> router = system.systemActorOf(WriteRouter.create(), ROUTER_NAME, Props.empty());
+    LogWriter writer = new LogWriter(log, router, limit, maxCommandBytes, settings.api().requestTimeout());
     JournalBackend.get(system).bind(log, writer, store);
-    ActorRef<LeaderPlacement.Command> placement = system.systemActorOf(
-        LeaderPlacement.create(LEADER_RESTART_BACKOFF, RESIGN_GRACE, raft == null ? null : raft.leaderDiskAcks()),
-        PLACEMENT_NAME, Props.empty());
+    ActorRef<LeaderPlacement.Command> placement = system.systemActorOf(LeaderPlacement.create(
+        settings.storage().groupCommitMaxCommands(), maxWriteBytes), PLACEMENT_NAME, Props.empty());
     if (raft == null) {
-      placement.tell(new LeaderPlacement.Lead(1));
+      placement.tell(new LeaderPlacement.Lead(BrokerStateMachine.STANDALONE_TERM));
     } else {
       raft.onLeadership(term -> placement.tell(new LeaderPlacement.Lead(term)),
           () -> placement.tell(new LeaderPlacement.Follow()));

@@ -15,7 +15,6 @@ public record StorageSettings(
     int maxWriteBuffers,
     boolean compress,
     int groupCommitMaxCommands,
-    int writesInFlight,
     int maxQueuedCommands,
     long maxQueuedBytes) {
 
@@ -30,13 +29,12 @@ public record StorageSettings(
         r.intIn(p + "rocksdb.max-write-buffers", 2, 64),
         r.bool(p + "rocksdb.compression"),
         r.intIn(p + "group-commit-max-commands", 1, 1_000_000),
-        r.intIn(p + "writes-in-flight", 1, 64),
         r.intIn(p + "max-queued-commands", 1, 10_000_000),
         r.bytesIn(p + "max-queued-bytes", 1L << 20, 1L << 40));
   }
 
   /** Settings for a store in {@code dir} with defaults fit for tests and tools. */
   public static StorageSettings defaults(Path dir) {
-    return new StorageSettings(StorageEngine.ROCKSDB, dir, true, 32L << 20, 16L << 20, 4, true, 1024, 1, 100_000, 1L << 30);
+    return new StorageSettings(StorageEngine.ROCKSDB, dir, true, 32L << 20, 16L << 20, 4, true, 1024, 100_000, 1L << 30);
   }
 }

@@ -3,9 +3,9 @@ package io.futureq.journal;
 import com.google.protobuf.ByteString;
 import com.typesafe.config.Config;
 import io.futureq.log.Barrier;
-import io.futureq.log.BrokerStateMachine;
 import io.futureq.log.CommandResult;
 import io.futureq.log.EventLog;
+import io.futureq.log.leader.LeaderWrites;
 import io.futureq.log.proto.JournalDelete;
 import io.futureq.log.proto.JournalEvent;
 import io.futureq.log.proto.JournalWrite;
@@ -47,17 +47,20 @@ import scala.jdk.javaapi.FutureConverters;
  * node's replica has applied it. A replica that is the leader, or a standalone log, has applied it already. The
  * write leader's recovery waits for {@link EventLog#readyToLead} instead.
  *
- * <p>The write leader ({@link io.futureq.log.leader.LogLeader}) is the one exception: see {@link LeaderEntries}.
+ * <p>The write leaders ({@link io.futureq.log.leader.LogLeader}, one persistence id per Raft term) are the one
+ * exception: see {@link LeaderEntries}.
  * Every other actor's writes go through the binding's writer, i.e. through that leader.
  */
 public final class EventLogJournal extends AsyncWriteJournal {
   private final JournalBackend backend;
+  private final LeaderWrites leaderWrites;
   private final Serialization serialization;
   private final Duration applyTimeout;
   private final ExecutionContextExecutor executor;
 
   public EventLogJournal(Config config) {
     this.backend = JournalBackend.get(Adapter.toTyped(context().system()));
+    this.leaderWrites = LeaderWrites.get(Adapter.toTyped(context().system()));
     this.serialization = SerializationExtension.get(context().system());
     this.applyTimeout = config.getDuration("apply-timeout");
     this.executor = context().dispatcher();
@@ -70,7 +73,7 @@ public final class EventLogJournal extends AsyncWriteJournal {
     JournalWrite.Builder write = JournalWrite.newBuilder();
     for (AtomicWrite atomic : messages) {
       if (LeaderEntries.isLeader(atomic.persistenceId())) {
-        outcomes.add(LeaderEntries.write(backend.bound().log(), atomic).toCompletableFuture());
+        outcomes.add(LeaderEntries.write(backend.bound().log(), leaderWrites, atomic).toCompletableFuture());
         continue;
       }
       try {
@@ -118,7 +121,7 @@ public final class EventLogJournal extends AsyncWriteJournal {
   public Future<Void> doAsyncReplayMessages(String persistenceId, long fromSequenceNr, long toSequenceNr, long max,
       Consumer<PersistentRepr> replayCallback) {
     if (LeaderEntries.isLeader(persistenceId)) {
-      return Futures.successful(null); // the leader's state is its sequence number alone
+      return Futures.successful(null); // its events are the log, replayed into the store, not into the leader
     }
     return FutureConverters.asScala(CompletableFuture.supplyAsync(() -> {
       replay(persistenceId, fromSequenceNr, toSequenceNr, max, replayCallback);
@@ -128,15 +131,15 @@ public final class EventLogJournal extends AsyncWriteJournal {
 
   @Override
   public Future<Long> doAsyncReadHighestSequenceNr(String persistenceId, long fromSequenceNr) {
-    boolean leader = LeaderEntries.isLeader(persistenceId);
-    // The leader asks the log itself (it is not serving yet), which on a Raft leader needs no barrier.
-    CompletionStage<Long> caughtUp = leader ? backend.bound().log().readyToLead(applyTimeout)
-        : Barrier.applied(backend.bound().writer(), backend.bound().log(), applyTimeout);
+    if (LeaderEntries.isLeader(persistenceId)) {
+      // Each term's leader is a persistent actor of its own, numbered from 1: Raft's term and index order its
+      // entries. It recovers once its replica may lead (a Raft leader: the first entry of its term applied), so that
+      // its first write is not refused as too early.
+      return FutureConverters.asScala(backend.bound().log().readyToLead(applyTimeout).thenApply(applied -> 0L));
+    }
+    CompletionStage<Long> caughtUp = Barrier.applied(backend.bound().writer(), backend.bound().log(), applyTimeout);
     CompletionStage<Long> highest = caughtUp
         .thenApplyAsync(applied -> {
-          if (leader) {
-            return BrokerStateMachine.leaderSequenceNr(backend.bound().store());
-          }
           byte[] value = backend.bound().store().get(Space.INDEX, StorageKeys.journalHighest(persistenceId));
           return value == null ? 0L : ByteBuffer.wrap(value).getLong();
         }, executor);

@@ -3,6 +3,8 @@ package io.futureq.journal;
 import io.futureq.log.CommandResult;
 import io.futureq.log.EventLog;
 import io.futureq.log.Failures;
+import io.futureq.log.LogUnavailableException;
+import io.futureq.log.leader.LeaderWrites;
 import io.futureq.log.leader.LogLeader;
 import io.futureq.log.proto.LeaderEntry;
 import io.futureq.log.proto.LogCommand;
@@ -14,50 +16,56 @@ import org.apache.pekko.persistence.PersistentRepr;
 import scala.jdk.javaapi.CollectionConverters;
 
 /**
- * The journal's special case for {@link LogLeader}: its event is a log entry, so it is appended to the log as one
- * {@code LeaderEntry} under the event's leader sequence number and stored nowhere else. The state machine keeps the
- * highest applied sequence number as replicated state; that is all a leader's recovery reads.
+ * The journal's special case for {@link LogLeader}: its events are log commands, so one AtomicWrite is appended to
+ * the log as one {@code LeaderEntry} (one Raft entry, or one fsynced batch standalone) and stored nowhere else. The
+ * write is confirmed once the entry is durable and applied here; what applying it did goes to the leader through
+ * {@link LeaderWrites}, in memory.
  */
 final class LeaderEntries {
   private LeaderEntries() {}
 
   static boolean isLeader(String persistenceId) {
-    return LogLeader.PERSISTENCE_ID.equals(persistenceId);
+    return LogLeader.termOf(persistenceId) > 0;
   }
 
   /**
-   * Appends the leader's write as one log command and confirms the write at once, before it is applied: the log
-   * keeps the order of appends (one committer queue, and Raft's ordered client), so the leader may persist its next
-   * entry while this one is on its way; that is what pipelines the leader's entries. The event's outcome completes
-   * later with what the state machine did (applied, already applied, out of order or fenced) or with the log's
-   * failure. The write itself never fails: a fenced or refused entry is the leader's business (it answers its
-   * writer and renumbers), not a reason to stop the actor.
+   * Appends the leader's events as one entry of its term. The write fails when the log failed the entry (the
+   * leader then stops: the outcome went to its writers through {@link LeaderWrites}) or when the state machine
+   * fenced it (its leader writes in a term that is over: nothing of it was applied).
    */
-  static CompletionStage<Optional<Exception>> write(EventLog log, AtomicWrite atomic) {
-    var reprs = CollectionConverters.asJava(atomic.payload());
-    if (reprs.size() != 1 || !(reprs.get(0).payload() instanceof LogLeader.EntryPersisted)) {
-      return CompletableFuture.completedFuture(Optional.of(new IllegalArgumentException(
-          "the write leader persists one EntryPersisted per write, not " + reprs.size() + " events")));
+  static CompletionStage<Optional<Exception>> write(EventLog log, LeaderWrites writes, AtomicWrite atomic) {
+    String persistenceId = atomic.persistenceId();
+    LeaderWrites.Pending pending = writes.take(persistenceId);
+    CompletableFuture<CommandResult.LeaderEntryApplied> applied =
+        pending == null ? new CompletableFuture<>() : pending.applied();
+    LeaderEntry.Builder entry = LeaderEntry.newBuilder().setTerm(LogLeader.termOf(persistenceId));
+    for (PersistentRepr repr : CollectionConverters.asJava(atomic.payload())) {
+      if (!(repr.payload() instanceof LogCommand command)) {
+        return CompletableFuture.completedFuture(Optional.of(new IllegalArgumentException(
+            "the write leader persists log commands, not " + repr.payload().getClass().getName())));
+      }
+      entry.addCommands(command);
     }
-    PersistentRepr repr = reprs.get(0);
-    LogLeader.EntryPersisted event = (LogLeader.EntryPersisted) repr.payload();
-    LogCommand command = LogCommand.newBuilder().setLeaderEntry(LeaderEntry.newBuilder()
-        .setSequenceNr(event.leaderSequenceNr()).setWriter(event.writer())
-        .setFirstWriteId(event.firstWriteId()).setWriteId(event.writeId())
-        .addAllCommands(event.commands().getCommandsList())).build();
     CompletionStage<CommandResult> appended;
     try {
-      appended = log.append(command);
+      appended = log.append(LogCommand.newBuilder().setLeaderEntry(entry).build(),
+          pending == null ? null : pending.onLeaderDisk());
     } catch (RuntimeException e) {
       appended = CompletableFuture.failedFuture(e);
     }
-    appended.whenComplete((result, failure) -> {
+    return appended.handle((result, failure) -> {
       if (failure != null) {
-        event.outcome().completeExceptionally(Failures.cause(failure));
-      } else {
-        event.outcome().complete((CommandResult.LeaderEntryApplied) result);
+        applied.completeExceptionally(Failures.cause(failure));
+        throw new LogUnavailableException("the write leader's entry failed: " + failure.getMessage(),
+            Failures.cause(failure));
       }
+      CommandResult.LeaderEntryApplied entryApplied = (CommandResult.LeaderEntryApplied) result;
+      applied.complete(entryApplied);
+      if (entryApplied.fenced()) {
+        throw new LogUnavailableException("the write leader of " + persistenceId + " was fenced: its Raft term is "
+            + "over, nothing of its entry was applied", null);
+      }
+      return Optional.empty();
     });
-    return CompletableFuture.completedFuture(Optional.empty());
   }
 }

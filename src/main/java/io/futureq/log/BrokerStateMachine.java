@@ -20,7 +20,9 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The sole writer of durable state: turns log entries into storage batches.
@@ -35,11 +37,11 @@ import java.util.List;
 public final class BrokerStateMachine {
   /** Appended to a topic's name to name its dead-letter topic, whatever the topic's length. */
   public static final String DEAD_LETTER_SUFFIX = ".dead-letter";
+  /** The term of every log entry standalone, where there is one leader for ever. */
+  public static final long STANDALONE_TERM = 1;
   private static final byte[] APPLIED_INDEX = "applied-index".getBytes(StandardCharsets.UTF_8);
   private static final byte[] NEXT_EVENT_ID = "next-event-id".getBytes(StandardCharsets.UTF_8);
   private static final byte[] BUCKET_MS = "bucket-ms".getBytes(StandardCharsets.UTF_8);
-  /** The sequence number of the last leader entry applied: replicated state that fences a stale leader. */
-  private static final byte[] LEADER_SEQUENCE_NR = "leader-sequence-nr".getBytes(StandardCharsets.UTF_8);
 
   private final OrderedStore store;
   private final long bucketMs;
@@ -47,7 +49,6 @@ public final class BrokerStateMachine {
   private final SharedBucketSize sharedBucket;
   private long appliedIndex;
   private long nextEventId;
-  private long leaderSequenceNr;
 
   /**
    * @throws IllegalStateException if the store was written with another bucket size: keys would no
@@ -70,7 +71,6 @@ public final class BrokerStateMachine {
     }
     this.appliedIndex = readLong(APPLIED_INDEX, 0);
     this.nextEventId = readLong(NEXT_EVENT_ID, 1);
-    this.leaderSequenceNr = readLong(LEADER_SEQUENCE_NR, 0);
   }
 
   /**
@@ -89,7 +89,6 @@ public final class BrokerStateMachine {
     sharedBucket.forget();
     appliedIndex = readLong(APPLIED_INDEX, 0);
     nextEventId = readLong(NEXT_EVENT_ID, 1);
-    leaderSequenceNr = readLong(LEADER_SEQUENCE_NR, 0);
   }
 
   public long appliedIndex() {
@@ -99,16 +98,6 @@ public final class BrokerStateMachine {
   /** The applied index a snapshot of the store reflects. */
   public static long appliedIndexIn(OrderedStore.View view) {
     byte[] value = view.get(Space.META, APPLIED_INDEX);
-    return value == null ? 0 : ByteBuffer.wrap(value).getLong();
-  }
-
-  /**
-   * The sequence number of the last leader entry committed to {@code store} (0 before the first): what a new write
-   * leader continues from. Reads the store, so it is safe from any thread and current once the reader's replica
-   * has applied what it waits for.
-   */
-  public static long leaderSequenceNr(OrderedStore store) {
-    byte[] value = store.get(Space.META, LEADER_SEQUENCE_NR);
     return value == null ? 0 : ByteBuffer.wrap(value).getLong();
   }
 
@@ -122,15 +111,12 @@ public final class BrokerStateMachine {
     private final ApplyContext ctx;
     private final List<CommandResult> results;
     private final long nextEventIdAfter;
-    private final long leaderSequenceNrAfter;
 
-    private Prepared(long index, ApplyContext ctx, List<CommandResult> results, long nextEventIdAfter,
-        long leaderSequenceNrAfter) {
+    private Prepared(long index, ApplyContext ctx, List<CommandResult> results, long nextEventIdAfter) {
       this.index = index;
       this.ctx = ctx;
       this.results = results;
       this.nextEventIdAfter = nextEventIdAfter;
-      this.leaderSequenceNrAfter = leaderSequenceNrAfter;
     }
 
     public OrderedStore.Batch batch() {
@@ -152,15 +138,21 @@ public final class BrokerStateMachine {
   }
 
   /**
-   * Computes the writes of log entry {@code index}; see the class contract.
+   * Computes the writes of log entry {@code index} of the standalone log (every entry of term
+   * {@link #STANDALONE_TERM}); see the class contract.
    *
    * @throws IllegalArgumentException if a command has no body this version knows; then, as after a
    *     failed read, nothing of the entry stays, in storage or in the cached bookkeeping
    */
   public Prepared prepare(long index, List<LogCommand> commands) {
+    return prepare(index, STANDALONE_TERM, commands);
+  }
+
+  /** As {@link #prepare(long, List)}, for an entry of Raft term {@code term}. */
+  public Prepared prepare(long index, long term, List<LogCommand> commands) {
     ApplyContext ctx = new ApplyContext(store);
     try {
-      Apply apply = new Apply(ctx, index, nextEventId, leaderSequenceNr);
+      Apply apply = new Apply(ctx, index, term, nextEventId);
       List<CommandResult> results = new ArrayList<>(commands.size());
       for (LogCommand command : commands) {
         results.add(apply.command(command));
@@ -169,10 +161,7 @@ public final class BrokerStateMachine {
       book.writeTouched(ctx);
       ctx.put(Space.META, APPLIED_INDEX, longBytes(index));
       ctx.put(Space.META, NEXT_EVENT_ID, longBytes(apply.nextEventId));
-      if (apply.leaderSequenceNr != leaderSequenceNr) {
-        ctx.put(Space.META, LEADER_SEQUENCE_NR, longBytes(apply.leaderSequenceNr));
-      }
-      return new Prepared(index, ctx, results, apply.nextEventId, apply.leaderSequenceNr);
+      return new Prepared(index, ctx, results, apply.nextEventId);
     } catch (RuntimeException | Error e) {
       book.dropTouched();
       sharedBucket.abandoned();
@@ -185,7 +174,6 @@ public final class BrokerStateMachine {
   public void committed(Prepared prepared) {
     appliedIndex = prepared.index;
     nextEventId = prepared.nextEventIdAfter;
-    leaderSequenceNr = prepared.leaderSequenceNrAfter;
     book.commitTouched();
     sharedBucket.committed();
     prepared.close();
@@ -217,19 +205,20 @@ public final class BrokerStateMachine {
     private final ApplyContext ctx;
     private final StoredMessages messages;
     private final long index;
+    /** The Raft term of the log entry: a leader entry of another term is fenced. */
+    private final long term;
     /** One past the highest event id assigned: where a purge of "everything stored so far" ends. */
     private long nextEventId;
-    private long leaderSequenceNr;
     /** The slot of the next new message, and of the next command's first one; see {@link EventIds}. */
     private int slot;
     private int nextCommandSlot;
 
-    Apply(ApplyContext ctx, long index, long nextEventId, long leaderSequenceNr) {
+    Apply(ApplyContext ctx, long index, long term, long nextEventId) {
       this.ctx = ctx;
       this.messages = new StoredMessages(ctx, book);
       this.index = index;
+      this.term = term;
       this.nextEventId = nextEventId;
-      this.leaderSequenceNr = leaderSequenceNr;
     }
 
     /** Applies one command of the entry; its new messages take the slots after the commands before it. */
@@ -244,10 +233,7 @@ public final class BrokerStateMachine {
     }
 
     private CommandResult leaderEntry(LeaderEntry entry) {
-      CommandResult.LeaderEntryApplied applied = LeaderEntryApply.apply(entry, leaderSequenceNr, ctx,
-          this::plainCommand);
-      leaderSequenceNr = applied.appliedSequenceNr();
-      return applied;
+      return LeaderEntryApply.apply(entry, term, this::plainCommand);
     }
 
     private CommandResult plainCommand(LogCommand command) {
@@ -272,10 +258,18 @@ public final class BrokerStateMachine {
     private CommandResult.Stored store(StoreBatch batch) {
       sharedBucket.admit(ctx, batch);
       List<StoredRef> refs = new ArrayList<>(batch.getMessagesCount());
+      Set<String> newlyPending = new HashSet<>();
+      String lastTopic = null;
       for (NewMessage m : batch.getMessagesList()) {
+        if (!m.getTopic().equals(lastTopic)) {
+          lastTopic = m.getTopic();
+          if (book.pending(lastTopic) == 0) {
+            newlyPending.add(lastTopic);
+          }
+        }
         refs.add(storeOne(m, batch.getEnqueuedMs()));
       }
-      return new CommandResult.Stored(refs);
+      return new CommandResult.Stored(refs, newlyPending);
     }
 
     /**

@@ -2,6 +2,7 @@ package io.futureq.log;
 
 import io.futureq.log.proto.StoredMessage;
 import java.util.List;
+import java.util.Set;
 
 /** What applying one log command did. */
 public sealed interface CommandResult {
@@ -10,9 +11,18 @@ public sealed interface CommandResult {
   record StoredRef(byte[] storageKey, StoredMessage message, boolean duplicate) {}
 
   /** A StoreBatch: one ref per message, in request order. */
-  record Stored(List<StoredRef> messages) implements CommandResult {
+  record Stored(List<StoredRef> messages, Set<String> newlyPending) implements CommandResult {
+    /**
+     * @param newlyPending topics that had nothing pending before this command stored on them: their entity may run
+     *     nowhere, so the cluster wakes it (known on the applying replica only; the codec leaves it empty)
+     */
     public Stored {
       messages = List.copyOf(messages);
+      newlyPending = Set.copyOf(newlyPending);
+    }
+
+    public Stored(List<StoredRef> messages) {
+      this(messages, Set.of());
     }
   }
 
@@ -90,46 +100,13 @@ public sealed interface CommandResult {
   record NackDelayed(String topic, String group, int marked) implements CommandResult {}
 
   /**
-   * A leader entry, as {@code verdict} says. Applied: {@code results} are its commands' results in order. Otherwise
-   * nothing of it was applied and {@code results} is empty, the same on every replica: see {@link Verdict}.
-   * {@code appliedSequenceNr} is the sequence number of the last leader entry applied once this one was decided.
+   * A leader entry: its commands' {@code results} in order; or, {@code fenced}, nothing of it was applied (its
+   * leader wrote in another Raft term than the log entry's) and {@code results} is empty, the same on every replica.
    */
-  record LeaderEntryApplied(long sequenceNr, Verdict verdict, long appliedSequenceNr, List<CommandResult> results)
-      implements CommandResult {
+  record LeaderEntryApplied(boolean fenced, List<CommandResult> results) implements CommandResult {
     public LeaderEntryApplied {
       results = List.copyOf(results);
     }
-
-    public boolean fenced() {
-      return verdict == Verdict.FENCED;
-    }
-
-    public boolean alreadyApplied() {
-      return verdict == Verdict.ALREADY_APPLIED;
-    }
-
-    public boolean outOfOrder() {
-      return verdict == Verdict.OUT_OF_ORDER;
-    }
-  }
-
-  /** What the state machine decided about a leader entry. */
-  enum Verdict {
-    /** Its commands were applied. */
-    APPLIED,
-    /**
-     * Its sequence number was not {@code appliedSequenceNr + 1}: a stale leader wrote it, or an earlier entry of its
-     * leader was not applied. Its number is not used.
-     */
-    FENCED,
-    /** Its writer's write was applied before (sent again to another leader): not applied again; its number is used. */
-    ALREADY_APPLIED,
-    /**
-     * Its writer's write does not follow the last one applied of that writer (an earlier one was fenced or lost on
-     * the way): not applied, so that what applies of a writer stays a gap-free prefix of its writes; sending it again
-     * after the missing ones is safe. Its number is used.
-     */
-    OUT_OF_ORDER
   }
 
   /** Why messages were removed. */

@@ -108,9 +108,8 @@ public final class CommandResultCodec {
       out.setNackDelayed(NackDelayedResult.newBuilder().setTopic(n.topic()).setGroup(n.group())
           .setMarked(n.marked()));
     } else if (result instanceof CommandResult.LeaderEntryApplied l) {
-      out.setLeaderEntry(LeaderEntryResult.newBuilder().setSequenceNr(l.sequenceNr()).setFenced(l.fenced())
-          .setAppliedSequenceNr(l.appliedSequenceNr()).addAllResults(encode(l.results()).getResultsList())
-          .setAlreadyApplied(l.alreadyApplied()).setOutOfOrder(l.outOfOrder()));
+      out.setLeaderEntry(LeaderEntryResult.newBuilder().setFenced(l.fenced())
+          .addAllResults(encode(l.results()).getResultsList()));
     } else {
       throw new IllegalArgumentException("no encoding for result " + result);
     }
@@ -171,10 +170,7 @@ public final class CommandResultCodec {
             result.getNackDelayed().getMarked());
       case LEADER_ENTRY: {
         LeaderEntryResult l = result.getLeaderEntry();
-        CommandResult.Verdict verdict = l.getFenced() ? CommandResult.Verdict.FENCED
-            : l.getAlreadyApplied() ? CommandResult.Verdict.ALREADY_APPLIED
-            : l.getOutOfOrder() ? CommandResult.Verdict.OUT_OF_ORDER : CommandResult.Verdict.APPLIED;
-        return new CommandResult.LeaderEntryApplied(l.getSequenceNr(), verdict, l.getAppliedSequenceNr(),
+        return new CommandResult.LeaderEntryApplied(l.getFenced(),
             decode(ApplyResults.newBuilder().addAllResults(l.getResultsList()).build()));
       }
       default:

@@ -1,61 +1,34 @@
 package io.futureq.log;
 
-import io.futureq.log.CommandResult.Verdict;
 import io.futureq.log.proto.LeaderEntry;
 import io.futureq.log.proto.LogCommand;
-import io.futureq.storage.OrderedStore.Space;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
 
 /**
- * How {@link BrokerStateMachine} applies the write leader's entries. Fenced by sequence number: an entry is applied
- * only if it is the successor of the last applied one; a stale leader (paused, partitioned, or replaced) continues
- * from a number someone else used already, and none of its entry is applied. Then ordered per writer: a writer's
- * write applies only if it is the one after the writer's last applied write. With several writes of a writer in
- * flight (through one leader's pipeline, or sent again to the next leader), one refused on the way would otherwise
- * let later ones apply and make its own resend look applied; so a write at or below the last applied one is
- * already applied, and one beyond its successor is refused and goes again. The decisions read only replicated
- * state, so every replica makes them the same way.
+ * How {@link BrokerStateMachine} applies the write leader's entries, fenced by Raft's term: an entry is applied only
+ * if its leader wrote in the term of the log entry that holds it. A Raft leader appends only in its current term, so
+ * a write leader of an earlier term whose entry still reaches the log (its replica led again, in a later term, while
+ * it wrote on) gets nothing applied; and a log entry is applied at most once, in log order, so nothing is applied
+ * twice. The decision reads only the entry and its log term, so every replica makes it the same way.
  */
 final class LeaderEntryApply {
   private LeaderEntryApply() {}
 
-  /** Where the highest write id applied of each writer is kept (META). */
-  static byte[] writerKey(String writer) {
-    return ("leader-writer/" + writer).getBytes(StandardCharsets.UTF_8);
-  }
-
   /**
-   * @param appliedSequenceNr the sequence number of the last leader entry applied
-   * @param ctx where the entry's writer's highest applied write id is read and written
+   * @param logTerm the term of the log entry holding {@code entry}
    * @param command applies one command of the entry
    */
-  static CommandResult.LeaderEntryApplied apply(LeaderEntry entry, long appliedSequenceNr, ApplyContext ctx,
-      Function<LogCommand, CommandResult> command) {
-    long sequenceNr = entry.getSequenceNr();
-    if (sequenceNr != appliedSequenceNr + 1) {
-      return new CommandResult.LeaderEntryApplied(sequenceNr, Verdict.FENCED, appliedSequenceNr, List.of());
-    }
-    if (!entry.getWriter().isEmpty()) {
-      byte[] key = writerKey(entry.getWriter());
-      byte[] highest = ctx.get(Space.META, key);
-      // Before a writer's first write, the last applied is the one before its first id.
-      long lastApplied = highest == null ? entry.getFirstWriteId() - 1 : ByteBuffer.wrap(highest).getLong();
-      if (entry.getWriteId() <= lastApplied) {
-        return new CommandResult.LeaderEntryApplied(sequenceNr, Verdict.ALREADY_APPLIED, sequenceNr, List.of());
-      }
-      if (entry.getWriteId() != lastApplied + 1) {
-        return new CommandResult.LeaderEntryApplied(sequenceNr, Verdict.OUT_OF_ORDER, sequenceNr, List.of());
-      }
-      ctx.put(Space.META, key, ByteBuffer.allocate(Long.BYTES).putLong(entry.getWriteId()).array());
+  static CommandResult.LeaderEntryApplied apply(LeaderEntry entry, long logTerm, Function<LogCommand, CommandResult>
+      command) {
+    if (entry.getTerm() != logTerm) {
+      return new CommandResult.LeaderEntryApplied(true, List.of());
     }
     List<CommandResult> results = new ArrayList<>(entry.getCommandsCount());
     for (LogCommand c : entry.getCommandsList()) {
       results.add(command.apply(c));
     }
-    return new CommandResult.LeaderEntryApplied(sequenceNr, Verdict.APPLIED, sequenceNr, results);
+    return new CommandResult.LeaderEntryApplied(false, results);
   }
 }

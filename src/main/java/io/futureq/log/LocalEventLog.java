@@ -2,6 +2,7 @@ package io.futureq.log;
 
 import io.futureq.log.proto.LogCommand;
 import io.futureq.storage.OrderedStore;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -82,6 +83,12 @@ public final class LocalEventLog implements EventLog {
   @Override
   public CompletionStage<Long> whenApplied(long index) {
     return waiters.await(index);
+  }
+
+  /** The one writer of a standalone log finds everything in the store already: no barrier to wait for. */
+  @Override
+  public CompletableFuture<Long> readyToLead(Duration within) {
+    return CompletableFuture.completedFuture(appliedIndex);
   }
 
   @Override

@@ -52,6 +52,7 @@ public final class AppliedAnnouncer implements EventLog.AppliedListener {
       entry.results().forEach(inner -> applied(index, inner));
     } else if (result instanceof CommandResult.Stored stored) {
       announceStored(index, stored.messages());
+      wakeIfNowhere(stored);
     } else if (result instanceof CommandResult.DeadLettered dl && dl.copy() != null) {
       announceStored(index, List.of(dl.copy()));
     } else if (result instanceof CommandResult.Cancelled c && c.existed()) {
@@ -81,6 +82,18 @@ public final class AppliedAnnouncer implements EventLog.AppliedListener {
       if (p.topicDeleted()) {
         tell(p.topic(), new TopicEntity.GroupsDeleted(p.deletedGroups(), "topic " + p.topic() + " was deleted"));
       }
+    }
+  }
+
+  /**
+   * In a cluster, each replica tells only the entities it hosts, so a topic whose entity runs nowhere (new, or
+   * emptied while its host left) would not hear of its new messages: the leading replica starts it through sharding
+   * when the topic's pending count leaves 0, once, not on every publish. Standalone the announcement itself goes
+   * through sharding.
+   */
+  private void wakeIfNowhere(CommandResult.Stored stored) {
+    if (replicated && !stored.newlyPending().isEmpty() && counts.getAsBoolean()) {
+      stored.newlyPending().forEach(topic -> router.tell(topic, new TopicEntity.Wake()));
     }
   }
 

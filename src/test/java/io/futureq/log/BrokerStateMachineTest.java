@@ -22,6 +22,7 @@ import io.futureq.log.CommandResult.StoredRef;
 import io.futureq.log.proto.JournalDelete;
 import io.futureq.log.proto.JournalEvent;
 import io.futureq.log.proto.JournalWrite;
+import io.futureq.log.proto.LeaderEntry;
 import io.futureq.log.proto.LogCommand;
 import io.futureq.log.proto.NewMessage;
 import io.futureq.storage.OrderedStore.Space;
@@ -63,8 +64,9 @@ class BrokerStateMachineTest {
     StoredRef original = stored(apply(store(keyed("k", "first")))).get(0);
     BrokerStateMachine machine = testLog.stateMachine();
     long index = machine.appliedIndex() + 1;
-    LogCommand fenced = LogCommand.newBuilder().setLeaderEntry(io.futureq.log.proto.LeaderEntry.newBuilder()
-        .setSequenceNr(99).addCommands(store(message(TOPIC, "c", 0), message(TOPIC, "d", 0)))).build();
+    // A leader entry of another term than the log's (standalone: 1) is fenced.
+    LogCommand fenced = LogCommand.newBuilder().setLeaderEntry(LeaderEntry.newBuilder()
+        .setTerm(99).addCommands(store(message(TOPIC, "c", 0), message(TOPIC, "d", 0)))).build();
     try (BrokerStateMachine.Prepared prepared = machine.prepare(index,
         List.of(store(keyed("k", "again"), message(TOPIC, "a", 0)), createGroup(TOPIC, "g"), fenced,
             store(message(TOPIC, "e", 3_000))))) {

@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.futureq.log.proto.LeaderEntry;
 import io.futureq.log.proto.LogCommand;
-import io.futureq.log.proto.StoredMessage;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -17,9 +16,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Fencing at apply: a leader entry is applied only if its sequence number follows the last one applied, so of two
- * leaders that recovered the same sequence number only the first to reach the log wins, and nothing of the other's
- * entry is applied.
+ * The one fence at apply: a write leader's entry is applied only if it was written in the Raft term of the log entry
+ * that holds it. A leader whose term is over (its replica led again in a later term while it wrote on) gets nothing
+ * applied; the decision reads only the entry and its term, so every replica makes it alike.
  */
 class LeaderEntryFencingTest {
   private static final String TOPIC = "orders";
@@ -28,6 +27,7 @@ class LeaderEntryFencingTest {
   Path dir;
 
   private TestLog testLog;
+  private long index;
 
   @BeforeEach
   void open() {
@@ -39,130 +39,71 @@ class LeaderEntryFencingTest {
     testLog.close();
   }
 
-  private static LogCommand entry(long sequenceNr, LogCommand... commands) {
-    return LogCommand.newBuilder().setLeaderEntry(LeaderEntry.newBuilder().setSequenceNr(sequenceNr)
+  private static LogCommand entry(long term, LogCommand... commands) {
+    return LogCommand.newBuilder().setLeaderEntry(LeaderEntry.newBuilder().setTerm(term)
         .addAllCommands(List.of(commands))).build();
   }
 
-  private CommandResult.LeaderEntryApplied apply(LogCommand command) {
-    return (CommandResult.LeaderEntryApplied) testLog.apply(command);
+  /** Applies {@code command} as the next log entry, written in Raft term {@code logTerm}. */
+  private CommandResult.LeaderEntryApplied applyInTerm(long logTerm, LogCommand command) {
+    BrokerStateMachine machine = testLog.stateMachine();
+    BrokerStateMachine.Prepared prepared = machine.prepare(++index, logTerm, List.of(command));
+    testLog.store().commit(prepared.batch(), true);
+    List<CommandResult> results = prepared.results();
+    machine.committed(prepared);
+    return (CommandResult.LeaderEntryApplied) results.get(0);
+  }
+
+  private List<String> payloads() {
+    return testLog.messagesOf(TOPIC).stream().map(m -> m.getPayload().toStringUtf8()).toList();
   }
 
   @Test
-  void ofTwoLeadersWritingTheSameSequenceNumberOnlyTheFirstIsApplied() {
-    CommandResult.LeaderEntryApplied first = apply(entry(1, store(message(TOPIC, "from-a", 0, "k-a", 0, java.util.Map.of()))));
-    CommandResult.LeaderEntryApplied second = apply(entry(1, store(message(TOPIC, "from-b", 0, "k-b", 0, java.util.Map.of()))));
+  void anEntryOfItsLogEntrysTermIsAppliedWithTheResultsOfItsCommandsInOrder() {
+    CommandResult.LeaderEntryApplied applied = applyInTerm(3, entry(3, store(message(TOPIC, "a", 0)),
+        store(message(TOPIC, "b", 0), message(TOPIC, "c", 0))));
 
-    assertFalse(first.fenced());
-    assertTrue(second.fenced());
-    assertEquals(1, second.appliedSequenceNr());
-    assertTrue(second.results().isEmpty());
-    assertEquals(List.of("from-a"), testLog.messagesOf(TOPIC).stream().map(m -> m.getPayload().toStringUtf8()).toList());
-    assertEquals(1, BrokerStateMachine.leaderSequenceNr(testLog.store()));
-  }
-
-  @Test
-  void aStaleLeaderStaysFencedAndTheWinnerKeepsGoingWithoutRepeatingAnId() {
-    CommandResult.LeaderEntryApplied a1 = apply(entry(1, store(message(TOPIC, "a1", 0))));
-    CommandResult.LeaderEntryApplied b1 = apply(entry(1, store(message(TOPIC, "b1", 0))));
-    CommandResult.LeaderEntryApplied a2 = apply(entry(2, store(message(TOPIC, "a2", 0))));
-    // The stale leader goes on from where it thought it was: still one behind, so still fenced.
-    CommandResult.LeaderEntryApplied b2 = apply(entry(2, store(message(TOPIC, "b2", 0))));
-    // A leader that skipped a number is fenced too: no gap is accepted.
-    CommandResult.LeaderEntryApplied gap = apply(entry(5, store(message(TOPIC, "gap", 0))));
-
-    assertFalse(a1.fenced());
-    assertTrue(b1.fenced());
-    assertFalse(a2.fenced());
-    assertTrue(b2.fenced());
-    assertTrue(gap.fenced());
-    List<StoredMessage> stored = testLog.messagesOf(TOPIC);
-    assertEquals(List.of("a1", "a2"), stored.stream().map(m -> m.getPayload().toStringUtf8()).toList());
-    assertEquals(2, stored.stream().mapToLong(StoredMessage::getEventId).distinct().count());
-  }
-
-  @Test
-  void theAppliedSequenceNumberSurvivesARestartSoAStaleLeaderIsFencedAfterIt() {
-    apply(entry(1, store(message(TOPIC, "a1", 0))));
-    testLog.reopen();
-
-    assertTrue(apply(entry(1, store(message(TOPIC, "again", 0)))).fenced());
-    CommandResult.LeaderEntryApplied next = apply(entry(2, store(message(TOPIC, "a2", 0))));
-    assertFalse(next.fenced());
-    assertEquals(1, next.results().size());
-    assertFalse(((CommandResult.Stored) next.results().get(0)).messages().get(0).duplicate());
-  }
-
-  @Test
-  void theCommandsOfAnEntryAreAppliedInOrderWithTheirOwnResults() {
-    CommandResult.LeaderEntryApplied applied = apply(entry(1, store(message(TOPIC, "first", 0, "same-key", 0, java.util.Map.of())),
-        store(message(TOPIC, "second", 0, "same-key", 0, java.util.Map.of()))));
-
+    assertFalse(applied.fenced());
     assertEquals(2, applied.results().size());
-    assertFalse(((CommandResult.Stored) applied.results().get(0)).messages().get(0).duplicate());
-    assertTrue(((CommandResult.Stored) applied.results().get(1)).messages().get(0).duplicate());
+    assertEquals(1, ((CommandResult.Stored) applied.results().get(0)).messages().size());
+    assertEquals(2, ((CommandResult.Stored) applied.results().get(1)).messages().size());
+    assertEquals(List.of("a", "b", "c"), payloads());
   }
 
-  /** A batcher that gave up on a write takes a new name numbered on: its first write is the one it names. */
   @Test
-  void aWritersFirstWriteIsTheOneItNamesFirst() {
-    CommandResult.LeaderEntryApplied early = apply(LogCommand.newBuilder().setLeaderEntry(LeaderEntry.newBuilder()
-        .setSequenceNr(1).setWriter("node-a-2").setFirstWriteId(7).setWriteId(8)
-        .addCommands(store(message(TOPIC, "w8", 0)))).build());
-    CommandResult.LeaderEntryApplied first = apply(LogCommand.newBuilder().setLeaderEntry(LeaderEntry.newBuilder()
-        .setSequenceNr(2).setWriter("node-a-2").setFirstWriteId(7).setWriteId(7)
-        .addCommands(store(message(TOPIC, "w7", 0)))).build());
+  void anEntryOfAnEarlierTermIsFencedAndChangesNothing() {
+    applyInTerm(3, entry(3, store(message(TOPIC, "from-term-3", 0))));
 
-    assertTrue(early.outOfOrder());
-    assertEquals(CommandResult.Verdict.APPLIED, first.verdict());
+    CommandResult.LeaderEntryApplied stale = applyInTerm(4, entry(3, store(message(TOPIC, "late", 0))));
+
+    assertTrue(stale.fenced());
+    assertTrue(stale.results().isEmpty());
+    assertEquals(List.of("from-term-3"), payloads());
+    assertEquals(1, testLog.stateMachine().pending(TOPIC));
   }
 
-  private static LogCommand write(long sequenceNr, String writer, long writeId, LogCommand... commands) {
-    return LogCommand.newBuilder().setLeaderEntry(LeaderEntry.newBuilder().setSequenceNr(sequenceNr)
-        .setWriter(writer).setWriteId(writeId).addAllCommands(List.of(commands))).build();
-  }
-
-  /** A batcher sends a write again to a new leader when the old one did not answer: it is applied once. */
   @Test
-  void aWriteSentAgainThroughAnotherLeaderIsAppliedOnce() {
-    CommandResult.LeaderEntryApplied first = apply(write(1, "node-a", 0, store(message(TOPIC, "w0", 0))));
-    CommandResult.LeaderEntryApplied again = apply(write(2, "node-a", 0, store(message(TOPIC, "w0", 0))));
-    CommandResult.LeaderEntryApplied next = apply(write(3, "node-a", 1, store(message(TOPIC, "w1", 0))));
-    CommandResult.LeaderEntryApplied other = apply(write(4, "node-b", 0, store(message(TOPIC, "b0", 0))));
-    CommandResult.LeaderEntryApplied older = apply(write(5, "node-a", 0, store(message(TOPIC, "w0", 0))));
+  void theLeaderOfTheNewTermWritesOnWhileTheStaleOneStaysFenced() {
+    applyInTerm(3, entry(3, store(message(TOPIC, "a", 0))));
+    assertFalse(applyInTerm(4, entry(4, store(message(TOPIC, "b", 0)))).fenced());
+    assertTrue(applyInTerm(4, entry(3, store(message(TOPIC, "stale", 0)))).fenced());
+    assertFalse(applyInTerm(4, entry(4, store(message(TOPIC, "c", 0)))).fenced());
 
-    assertFalse(first.alreadyApplied());
-    assertTrue(again.alreadyApplied());
-    assertFalse(again.fenced());
-    assertTrue(again.results().isEmpty());
-    assertFalse(next.alreadyApplied());
-    assertFalse(other.alreadyApplied(), "each writer has its own ids");
-    assertTrue(older.alreadyApplied(), "a writer's lower id was decided before");
-    assertEquals(List.of("w0", "w1", "b0"), testLog.messagesOf(TOPIC).stream()
-        .map(m -> m.getPayload().toStringUtf8()).toList());
-    assertEquals(5, BrokerStateMachine.leaderSequenceNr(testLog.store()), "every entry took its number");
+    assertEquals(List.of("a", "b", "c"), payloads());
   }
 
-  /**
-   * Pipelined writes: write 0 of a writer is lost on the way (its leader's entry fenced) while write 1 reaches the
-   * log through the next entry. Write 1 must not apply before write 0, or write 0's resend would look applied and
-   * its messages would be lost; it is refused, and both apply when sent again in order.
-   */
   @Test
-  void aWriteWhoseEarlierWriteWasNotAppliedIsRefusedUntilThatOneIs() {
-    CommandResult.LeaderEntryApplied lost = apply(write(2, "node-a", 0, store(message(TOPIC, "w0", 0))));
-    CommandResult.LeaderEntryApplied ahead = apply(write(1, "node-a", 1, store(message(TOPIC, "w1", 0))));
-    CommandResult.LeaderEntryApplied firstAgain = apply(write(2, "node-a", 0, store(message(TOPIC, "w0", 0))));
-    CommandResult.LeaderEntryApplied secondAgain = apply(write(3, "node-a", 1, store(message(TOPIC, "w1", 0))));
-    CommandResult.LeaderEntryApplied skipping = apply(write(4, "node-b", 1, store(message(TOPIC, "b1", 0))));
+  void anEntryOfALaterTermThanItsLogEntryIsFencedToo() {
+    assertTrue(applyInTerm(2, entry(5, store(message(TOPIC, "ahead", 0)))).fenced());
+    assertTrue(payloads().isEmpty());
+  }
 
-    assertTrue(lost.fenced());
-    assertTrue(ahead.outOfOrder());
-    assertTrue(ahead.results().isEmpty());
-    assertEquals(CommandResult.Verdict.APPLIED, firstAgain.verdict(), "the out-of-order entry used number 1");
-    assertEquals(CommandResult.Verdict.APPLIED, secondAgain.verdict());
-    assertTrue(skipping.outOfOrder(), "a writer's first write is its first_write_id, 0 unless set");
-    assertEquals(List.of("w0", "w1"), testLog.messagesOf(TOPIC).stream()
-        .map(m -> m.getPayload().toStringUtf8()).toList());
+  @Test
+  void theStandaloneLogAppliesEntriesOfItsOneTerm() {
+    CommandResult.LeaderEntryApplied applied = (CommandResult.LeaderEntryApplied) testLog.apply(
+        entry(BrokerStateMachine.STANDALONE_TERM, store(message(TOPIC, "a", 0))));
+
+    assertFalse(applied.fenced());
+    assertEquals(List.of("a"), payloads());
   }
 }

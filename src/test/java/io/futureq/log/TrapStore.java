@@ -8,37 +8,38 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Wraps a real store: on demand, fails every read of one key (a bad block, an I/O error) and holds
- * the next commit open until released, so that appends queued meanwhile share one group commit.
+ * Wraps a real store: on demand, fails every read of one key (a bad block, an I/O error), fails the next commit, or
+ * holds the next commit open until released, so that appends queued meanwhile share one group commit.
  */
-final class TrapStore implements OrderedStore {
+public final class TrapStore implements OrderedStore {
   private final OrderedStore delegate;
   private volatile byte[] failingKey;
   private volatile CountDownLatch entered;
   private volatile CountDownLatch released;
   private volatile boolean holdNext;
+  private volatile String failNext;
 
-  TrapStore(OrderedStore delegate) {
+  public TrapStore(OrderedStore delegate) {
     this.delegate = delegate;
   }
 
-  void failReadsOf(byte[] key) {
+  public void failReadsOf(byte[] key) {
     failingKey = key.clone();
   }
 
-  void holdNextCommit() {
+  public void holdNextCommit() {
     released = new CountDownLatch(1);
     entered = new CountDownLatch(1);
     holdNext = true;
   }
 
-  void awaitHeldCommit() throws InterruptedException {
+  public void awaitHeldCommit() throws InterruptedException {
     if (!entered.await(30, TimeUnit.SECONDS)) {
       throw new AssertionError("no commit reached the trap within 30s");
     }
   }
 
-  void releaseCommit() {
+  public void releaseCommit() {
     released.countDown();
   }
 
@@ -47,8 +48,18 @@ final class TrapStore implements OrderedStore {
     return delegate.newBatch();
   }
 
+  /** The next commit fails with a {@link StorageException} of {@code message}, writing nothing. */
+  public void failNextCommit(String message) {
+    failNext = message;
+  }
+
   @Override
   public void commit(Batch batch, boolean sync) {
+    String failure = failNext;
+    if (failure != null) {
+      failNext = null;
+      throw new StorageException(failure, null);
+    }
     if (holdNext) {
       holdNext = false;
       entered.countDown();

@@ -1,6 +1,5 @@
 package io.futureq.log.leader;
 
-import io.futureq.log.raft.LeaderDiskAcks;
 import java.time.Duration;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -8,21 +7,24 @@ import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.apache.pekko.actor.typed.receptionist.Receptionist;
 
 /**
  * Runs this node's {@link LogLeader} while this node's replica leads the Raft group, and only then: told
- * {@link Lead} by the replica's leader changes (standalone, once at start), it spawns a leader named after the
- * term, {@code leader-<term, 19 digits>-<n>}, and registers it with the receptionist; told {@link Follow}, it makes
- * that leader resign (later writes are answered {@link LogLeader.NotLeading}) and stops it after a grace period,
- * so that writers who still list it are told to go elsewhere instead of timing out.
+ * {@link Lead} by the replica's leader changes (standalone, once at start), it spawns a leader for the term, named
+ * {@code leader-<term, 19 digits>-<n>}, and registers it with the receptionist; told {@link Follow}, it deregisters
+ * that leader and tells it to resign. A leader that stops while its term still leads here (the log failed an entry)
+ * is started again after a pause.
  *
  * <p>Following Raft instead of electing a leader of its own (a Cluster Singleton) leaves one election, with Raft's
  * failure detector; the names let every writer prefer the leader of the latest term while the receptionist still
  * lists an old one (it lists a crashed node's until that node is removed). Two leaders at once are safe: the state
- * machine fences the one whose sequence numbers are stale.
+ * machine applies an entry only in its leader's term.
  */
 public final class LeaderPlacement extends AbstractBehavior<LeaderPlacement.Command> {
+  /** How long a leader that stopped on a failure waits before it is started again. */
+  static final Duration RESTART_PAUSE = Duration.ofMillis(100);
 
   /** What the placement accepts; local only (told by the Raft replica's callbacks). */
   public sealed interface Command {}
@@ -33,19 +35,17 @@ public final class LeaderPlacement extends AbstractBehavior<LeaderPlacement.Comm
   /** This node's replica does not lead (another does, or none is known). */
   public record Follow() implements Command {}
 
-  private record Retire(ActorRef<LogLeader.Command> leader) implements Command {}
+  private record LeaderStopped(ActorRef<LogLeader.Command> leader) implements Command {}
+
+  private record Restart(long term) implements Command {}
 
   /**
-   * @param restartBackoff least pause before a leader that was fenced or failed recovers again
-   * @param resignGrace how long a resigned leader keeps answering {@link LogLeader.NotLeading} before it stops
+   * @param maxCommands most commands in one persist of a leader
+   * @param maxBytes most bytes of commands in one persist
    */
-  public static Behavior<Command> create(Duration restartBackoff, Duration resignGrace) {
-    return create(restartBackoff, resignGrace, null);
-  }
-
-  /** @param diskAcks this node's Raft replica's, for {@link LogLeader.OnLeaderDisk}; null standalone */
-  public static Behavior<Command> create(Duration restartBackoff, Duration resignGrace, LeaderDiskAcks diskAcks) {
-    return Behaviors.setup(ctx -> new LeaderPlacement(ctx, restartBackoff, resignGrace, diskAcks));
+  public static Behavior<Command> create(int maxCommands, long maxBytes) {
+    return Behaviors.setup(ctx -> Behaviors.withTimers(timers ->
+        new LeaderPlacement(ctx, timers, maxCommands, maxBytes)));
   }
 
   /** The name of the leader of {@code term}; names sort by term, then by the order of spawning on one node. */
@@ -53,31 +53,35 @@ public final class LeaderPlacement extends AbstractBehavior<LeaderPlacement.Comm
     return String.format("leader-%019d-%d", term, incarnation);
   }
 
-  private final Duration restartBackoff;
-  private final Duration resignGrace;
-  private final LeaderDiskAcks diskAcks;
+  private final TimerScheduler<Command> timers;
+  private final int maxCommands;
+  private final long maxBytes;
   private ActorRef<LogLeader.Command> current;
   private long currentTerm = -1;
   private long incarnations;
 
-  private LeaderPlacement(ActorContext<Command> ctx, Duration restartBackoff, Duration resignGrace,
-      LeaderDiskAcks diskAcks) {
+  private LeaderPlacement(ActorContext<Command> ctx, TimerScheduler<Command> timers, int maxCommands,
+      long maxBytes) {
     super(ctx);
-    this.diskAcks = diskAcks;
-    this.restartBackoff = restartBackoff;
-    this.resignGrace = resignGrace;
+    this.timers = timers;
+    this.maxCommands = maxCommands;
+    this.maxBytes = maxBytes;
   }
 
   @Override
   public Receive<Command> createReceive() {
     return newReceiveBuilder()
         .onMessage(Lead.class, this::onLead)
-        .onMessage(Follow.class, f -> {
+        .onMessage(Follow.class, follow -> {
           resign();
+          currentTerm = -1;
           return this;
         })
-        .onMessage(Retire.class, r -> {
-          getContext().stop(r.leader());
+        .onMessage(LeaderStopped.class, this::onLeaderStopped)
+        .onMessage(Restart.class, restart -> {
+          if (current == null && restart.term() == currentTerm) {
+            spawn(currentTerm);
+          }
           return this;
         })
         .build();
@@ -88,11 +92,27 @@ public final class LeaderPlacement extends AbstractBehavior<LeaderPlacement.Comm
       return this;
     }
     resign();
-    current = getContext().spawn(LogLeader.create(restartBackoff, diskAcks), leaderName(lead.term(), incarnations++));
     currentTerm = lead.term();
+    spawn(lead.term());
+    return this;
+  }
+
+  private void spawn(long term) {
+    current = getContext().spawn(LogLeader.create(term, maxCommands, maxBytes),
+        leaderName(term, incarnations++));
+    getContext().watchWith(current, new LeaderStopped(current));
     getContext().getSystem().receptionist().tell(Receptionist.register(LogLeader.SERVICE_KEY, current));
-    getContext().getLog().info("This node's write leader {} runs for Raft term {}", current.path().name(),
-        lead.term());
+    getContext().getLog().info("This node's write leader {} runs for Raft term {}", current.path().name(), term);
+  }
+
+  /** A leader of the term this node still leads in stopped on its own: the log failed its entry. */
+  private Behavior<Command> onLeaderStopped(LeaderStopped stopped) {
+    if (stopped.leader().equals(current)) {
+      getContext().getLog().warn("This node's write leader {} stopped while Raft term {} leads here; another starts "
+          + "in {} ms", current.path().name(), currentTerm, RESTART_PAUSE.toMillis());
+      current = null;
+      timers.startSingleTimer(new Restart(currentTerm), RESTART_PAUSE);
+    }
     return this;
   }
 
@@ -100,12 +120,8 @@ public final class LeaderPlacement extends AbstractBehavior<LeaderPlacement.Comm
     if (current == null) {
       return;
     }
-    current.tell(new LogLeader.Resign());
     getContext().getSystem().receptionist().tell(Receptionist.deregister(LogLeader.SERVICE_KEY, current));
-    getContext().scheduleOnce(resignGrace, getContext().getSelf(), new Retire(current));
-    getContext().getLog().info("This node's write leader {} resigns (Raft term {} is over here)",
-        current.path().name(), currentTerm);
+    current.tell(new LogLeader.Resign());
     current = null;
-    currentTerm = -1;
   }
 }

@@ -2,348 +2,294 @@ package io.futureq.log.leader;
 
 import io.futureq.log.CommandResult;
 import io.futureq.log.CommandResultCodec;
-import io.futureq.log.LogClosedException;
-import io.futureq.log.LogRejectedException;
+import io.futureq.log.EventIds;
+import io.futureq.log.EventLog.LeaderAck;
+import io.futureq.log.Failures;
 import io.futureq.log.LogUnavailableException;
 import io.futureq.log.proto.ApplyResults;
-import io.futureq.log.proto.LogEntry;
-import io.futureq.log.raft.LeaderDiskAcks;
+import io.futureq.log.proto.LogCommand;
 import io.futureq.serialization.CborSerializable;
-import io.futureq.storage.StorageException;
-import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
-import org.apache.pekko.actor.typed.SupervisorStrategy;
+import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.receptionist.ServiceKey;
 import org.apache.pekko.persistence.typed.PersistenceId;
-import org.apache.pekko.persistence.typed.RecoveryCompleted;
 import org.apache.pekko.persistence.typed.javadsl.CommandHandler;
-import org.apache.pekko.persistence.typed.javadsl.EventHandler;
 import org.apache.pekko.persistence.typed.javadsl.Effect;
+import org.apache.pekko.persistence.typed.javadsl.EventHandler;
 import org.apache.pekko.persistence.typed.javadsl.EventSourcedBehavior;
 import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
 
 /**
- * The write leader of the design card: the one actor that puts commands into the log, each {@link Write} as one
- * event persisted through the FutureQ journal ({@code futureq.journal}), where one event is one log command applied
- * atomically (written with whatever else the log commits at once: one fsynced RocksDB batch standalone, one Raft
- * entry in a cluster).
+ * The write leader of the design card: the one actor that puts commands into the log, on the node whose Raft replica
+ * leads (standalone: the only node). Its events are the log commands themselves ({@code StoreBatch},
+ * {@code DeleteBatch}, ...), persisted through the FutureQ journal, whose storage is the log: everything that
+ * arrived while the previous persist was on its way is the next persist, one AtomicWrite, which the journal appends
+ * as one log entry (one Raft entry, or one fsynced batch standalone). That is the write path's one group commit.
  *
- * <p>Its event <em>is</em> the log entry: the journal does not store it again, it appends it as a
- * {@code LeaderEntry} carrying the event's sequence number, and the state machine applies it on every replica only
- * if that number follows the last one applied (fencing: a stale leader's entry is rejected, the same way
- * everywhere). So the only state a leader recovers is the highest sequence number, which the state machine keeps
- * as replicated state; replays carry no events.
- *
- * <p>Pipelined: Pekko Persistence persists one event at a time, but the journal confirms the leader's event once
- * the log has it in order (queued for the next group commit or Raft entry), not once it is applied; so up to
- * {@code maxInFlight} entries are on their way while the leader takes the next write, and each writer is answered
- * when its entry is applied. Because the log keeps their order, what applies of a leader's entries is a prefix of
- * them as long as its numbers are right; once one is fenced or failed, the later ones in flight are fenced too, so
- * the leader takes no write until all have come back, then continues after the number the log last reported
- * applied. Group commit happens before the leader as well: each node's {@link WriteBatcher} gathers what its writers
- * appended into one {@link Write}. A fenced write is answered {@link Fenced} (its writer may send it again); a write
- * the log failed is answered {@link Failed}.
+ * <p>A persist is confirmed once the entry is durable (committed by a majority, or fsynced) and applied on this
+ * node; each writer is then answered with its command's result from that local apply, in memory. Each Raft term has
+ * a leader of its own, whose persistence id names the term: the state machine applies an entry only if its term is
+ * the term of the log entry holding it, so a leader whose term is over gets nothing applied (the one fence). If the
+ * log fails or fences an entry, the leader stops, failing the writers of that entry (outcome unknown, or not
+ * applied) and of those waiting (not applied); its placement starts another while its node leads.
  */
-public final class LogLeader {
-  /**
-   * How writers find the leader (clustered: the one on the Raft leader's node). Names order the leaders listed at
-   * once during a handover: see {@link LeaderPlacement}.
-   */
+public final class LogLeader extends EventSourcedBehavior<LogLeader.Command, LogCommand, LogLeader.State> {
+  /** How writers find the leader; names order the leaders listed at once during a handover (see placement). */
   public static final ServiceKey<Command> SERVICE_KEY = ServiceKey.create(Command.class, "futureq-log-leader");
-  /** The journal special-cases this persistence id: its events are log entries, not journal rows. */
-  public static final String PERSISTENCE_ID = "futureq-log-leader";
+  /** The persistence id of the leader of term T is this prefix and T; the journal special-cases those ids. */
+  public static final String PERSISTENCE_ID_PREFIX = "futureq-log-leader-";
 
   /** What the leader accepts. */
-  public sealed interface Command extends CborSerializable {}
+  public sealed interface Command {}
 
   /**
-   * Persist {@code commands} as one log entry, atomically, and tell {@code replyTo} what applying them did; the
-   * answer carries {@code id}, so that a writer can tell it from a late answer to an earlier write. {@code writer}
-   * names the writer, whose writes are numbered from {@code firstWriteId}: they apply only in that order, and the
-   * same write sent again, to this leader or another, is applied once.
+   * A command of a writer on this node: {@code result} completes with what applying it did, {@code onLeaderDisk}
+   * (when set) with where it is once the leader's log has it on disk ({@code ACK_LEVEL_LEADER}). Local only.
    */
-  public record Write(String writer, long firstWriteId, long id, LogEntry commands, ActorRef<WriteOutcome> replyTo,
-      ActorRef<OnLeaderDisk> onLeaderDisk) implements Command {
-    public Write {
-      Objects.requireNonNull(writer, "writer");
-      Objects.requireNonNull(commands, "commands");
+  public record Append(LogCommand command, int bytes, CompletableFuture<CommandResult> result,
+      CompletableFuture<LeaderAck> onLeaderDisk) implements Command {
+    public Append {
+      Objects.requireNonNull(command, "command");
+      Objects.requireNonNull(result, "result");
+    }
+  }
+
+  /** A command of a writer on another node, answered to {@code replyTo} under {@code id}. */
+  public record Forward(long id, LogCommand command, int bytes, boolean wantsLeaderDisk,
+      ActorRef<Forwarded> replyTo) implements Command, CborSerializable {
+    public Forward {
+      Objects.requireNonNull(command, "command");
       Objects.requireNonNull(replyTo, "replyTo");
     }
-
-    /** A write whose writer needs no {@link OnLeaderDisk}. */
-    public Write(String writer, long id, LogEntry commands, ActorRef<WriteOutcome> replyTo) {
-      this(writer, 0, id, commands, replyTo, null);
-    }
   }
 
-  /**
-   * Told to {@link Write#onLeaderDisk()} (when set) before the outcome, once the Raft leader's log on this node has
-   * the write's entry on disk, before a majority has it: the entry's index and the first slot of the write's new
-   * messages ({@link io.futureq.log.EventIds}). Not told standalone, nor while this node's replica does not lead.
-   */
-  public record OnLeaderDisk(long writeId, long logIndex, int firstSlot) implements CborSerializable {}
-
-  /**
-   * This node's replica no longer leads the Raft group: persist nothing more, and answer every later write
-   * {@link NotLeading}, until stopped. Sent by {@link LeaderPlacement}.
-   */
+  /** This node's replica no longer leads: persist nothing more, and stop once the write on its way is answered. */
   public record Resign() implements Command {}
 
-  /** How a {@link Write} ended. */
-  public sealed interface WriteOutcome extends CborSerializable {
-    /** The {@link Write#id()} answered. */
-    long writeId();
+  private record Flush() implements Command {}
+
+  /** The answers to a {@link Forward}. */
+  public sealed interface Forwarded extends CborSerializable {
+    long id();
   }
 
-  /** Applied: one result per command, in order. */
-  public record Written(long writeId, ApplyResults results) implements WriteOutcome {}
+  /** Applied: the command's result. */
+  public record ForwardApplied(long id, ApplyResults result) implements Forwarded {}
 
-  /** Not applied anywhere: a leader with a later sequence number wrote first. Resending it is safe. */
-  public record Fenced(long writeId, long sequenceNr, long appliedSequenceNr) implements WriteOutcome {}
+  /** On the leader's disk, before a majority has it: where its new messages are ({@link EventIds}). */
+  public record ForwardOnLeaderDisk(long id, long logIndex, int firstSlot) implements Forwarded {}
 
-  /** Not persisted: this leader resigned (its replica no longer leads). Resending it to the new leader is safe. */
-  public record NotLeading(long writeId) implements WriteOutcome {}
+  /** Failed, as {@link WriteFailure} says. */
+  public record ForwardFailed(long id, WriteFailure failure) implements Forwarded {}
 
-  /**
-   * Applied before, when its writer sent it to an earlier leader that did not answer: not applied again, and its
-   * results are not known here.
-   */
-  public record AlreadyApplied(long writeId) implements WriteOutcome {}
+  /** The leader's state: the Raft term it writes in, which fences its entries. Raft's log is the record. */
+  public record State(long term) {}
 
-  /**
-   * Not applied: an earlier write of the same writer was not applied before it (fenced, or lost with a leader), and a
-   * writer's writes apply only in order. Resending it after the earlier ones is safe.
-   */
-  public record OutOfOrder(long writeId) implements WriteOutcome {}
+  /** The persistence id of the leader of {@code term}. */
+  static String persistenceIdOf(long term) {
+    return PERSISTENCE_ID_PREFIX + term;
+  }
 
-  /**
-   * The log failed the entry, for the reason {@code kind} names. Standalone nothing of it was applied; in a cluster
-   * it may still be (a Raft timeout), so it is never resent.
-   */
-  public record Failed(long writeId, String reason, FailureKind kind) implements WriteOutcome {
-    /** The failure as the log raised it, so callers map it to the same gRPC status as before. */
-    public Throwable toException() {
-      switch (kind) {
-        case STORAGE: return new StorageException(reason, null);
-        case REJECTED: return new LogRejectedException(reason, null);
-        case INVALID: return new IllegalArgumentException(reason);
-        case CLOSED: return new LogClosedException();
-        case TIMEOUT: return new TimeoutException(reason);
-        default: return new LogUnavailableException(reason, null);
-      }
+  /** The term a leader's persistence id names, or -1 for any other id. */
+  public static long termOf(String persistenceId) {
+    if (!persistenceId.startsWith(PERSISTENCE_ID_PREFIX)) {
+      return -1;
     }
-  }
-
-  /** The kinds of log failure a writer tells apart. */
-  public enum FailureKind { STORAGE, REJECTED, INVALID, CLOSED, TIMEOUT, UNAVAILABLE }
-
-  /**
-   * The event: the entry, and the channel by which the journal hands back what the state machine did with it
-   * (Pekko's journal API returns only success or an exception per write, not results). The outcome is not part of
-   * the durable event and never serialized: the journal writes only the entry.
-   */
-  public record EntryPersisted(long leaderSequenceNr, String writer, long firstWriteId, long writeId,
-      LogEntry commands, CompletableFuture<CommandResult.LeaderEntryApplied> outcome) {
-    public EntryPersisted {
-      Objects.requireNonNull(commands, "commands");
-      Objects.requireNonNull(outcome, "outcome");
+    try {
+      return Long.parseLong(persistenceId.substring(PERSISTENCE_ID_PREFIX.length()));
+    } catch (NumberFormatException e) {
+      return -1;
     }
-  }
-
-  /** The leader's state: how many entries it persisted since it recovered (its sequence number is the log's). */
-  public record State(long persisted) {}
-
-  /** Entries a leader has in flight at most by default; writes beyond wait in its stash. */
-  public static final int DEFAULT_MAX_IN_FLIGHT = 64;
-
-  /**
-   * @param restartBackoff least pause before a leader that was fenced or failed recovers again
-   */
-  public static Behavior<Command> create(Duration restartBackoff) {
-    return create(restartBackoff, null);
-  }
-
-  /** @param diskAcks this node's Raft replica's, for {@link OnLeaderDisk}; null standalone */
-  public static Behavior<Command> create(Duration restartBackoff, LeaderDiskAcks diskAcks) {
-    return create(restartBackoff, diskAcks, DEFAULT_MAX_IN_FLIGHT);
-  }
-
-  /** @param maxInFlight entries persisted and not yet applied (or refused) at most */
-  public static Behavior<Command> create(Duration restartBackoff, LeaderDiskAcks diskAcks, int maxInFlight) {
-    return Behaviors.supervise(Behaviors.<Command>setup(ctx -> new Persistent(ctx, restartBackoff, diskAcks,
-        maxInFlight))).onFailure(SupervisorStrategy.restartWithBackoff(restartBackoff, restartBackoff.multipliedBy(20),
-        0.2));
   }
 
   /**
-   * Told to itself when the log reported on entry {@code sequenceNr}: {@code appliedSequenceNr} is the log's last
-   * applied leader entry then, or -1 when the log failed the entry (it does not know).
+   * @param term the Raft term this leader writes in (standalone {@code BrokerStateMachine.STANDALONE_TERM})
+   * @param maxCommands most commands in one persist
+   * @param maxBytes most bytes of commands in one persist (a command larger than that goes alone)
    */
-  private record EntryDone(long generation, long sequenceNr, boolean applied, long appliedSequenceNr)
-      implements Command {}
-
-  /** Tells a restarted leader's entries from those of the instance before it, which answer to the same address. */
-  private static final AtomicLong GENERATIONS = new AtomicLong();
-
-  /** The outcome of an entry the journal reported on, as the answer to write {@code id}. */
-  static WriteOutcome outcomeOf(long id, CommandResult.LeaderEntryApplied applied, Throwable failure) {
-    if (failure != null) {
-      return new Failed(id, String.valueOf(failure.getMessage()), kindOf(failure));
-    }
-    if (applied.fenced()) {
-      return new Fenced(id, applied.sequenceNr(), applied.appliedSequenceNr());
-    }
-    if (applied.alreadyApplied()) {
-      return new AlreadyApplied(id);
-    }
-    if (applied.outOfOrder()) {
-      return new OutOfOrder(id);
-    }
-    return new Written(id, CommandResultCodec.encode(applied.results()));
+  public static Behavior<Command> create(long term, int maxCommands, long maxBytes) {
+    return Behaviors.setup(ctx -> new LogLeader(ctx, term, maxCommands, maxBytes));
   }
 
-  private static FailureKind kindOf(Throwable failure) {
-    if (failure instanceof StorageException) {
-      return FailureKind.STORAGE;
-    } else if (failure instanceof LogRejectedException) {
-      return FailureKind.REJECTED;
-    } else if (failure instanceof IllegalArgumentException) {
-      return FailureKind.INVALID;
-    } else if (failure instanceof LogClosedException) {
-      return FailureKind.CLOSED;
-    } else if (failure instanceof TimeoutException) {
-      return FailureKind.TIMEOUT;
-    }
-    return FailureKind.UNAVAILABLE;
+  private final ActorContext<Command> ctx;
+  private final long term;
+  private final LeaderWrites writes;
+  private final int maxCommands;
+  private final long maxBytes;
+  /** Appends not persisted yet; the next persist takes them in order. */
+  private final Deque<Append> waiting = new ArrayDeque<>();
+  /** The appends of the persist on its way, and what it waits for. */
+  private List<Append> persisting = List.of();
+  private LeaderWrites.Pending inFlight;
+  private boolean flushScheduled;
+
+  private LogLeader(ActorContext<Command> ctx, long term, int maxCommands, long maxBytes) {
+    super(PersistenceId.ofUniqueId(persistenceIdOf(term)));
+    this.ctx = ctx;
+    this.term = term;
+    this.writes = LeaderWrites.get(ctx.getSystem());
+    this.maxCommands = maxCommands;
+    this.maxBytes = maxBytes;
   }
 
-  private static final class Persistent extends EventSourcedBehavior<Command, EntryPersisted, State> {
-    private final ActorContext<Command> ctx;
-    private final LeaderDiskAcks diskAcks;
-    private final int maxInFlight;
-    private final long generation = GENERATIONS.incrementAndGet();
-    /** The leader sequence number of the next entry: the recovered one + 1, then one more per entry persisted. */
-    private long next;
-    /** The highest leader sequence number the log reported applied (recovered, then from each outcome). */
-    private long reportedApplied;
-    /** Entries persisted whose outcome has not come back. */
-    private int inFlight;
-    /**
-     * Set when an entry was fenced or failed: its successors in flight will be fenced, so nothing more is persisted
-     * until they are all back, and the numbering restarts after {@link #reportedApplied}.
-     */
-    private boolean draining;
-    /** Set by {@link Resign}; never cleared (a node that leads again gets a new leader, with a new name). */
-    private boolean resigned;
+  @Override
+  public State emptyState() {
+    return new State(term);
+  }
 
-    Persistent(ActorContext<Command> ctx, Duration restartBackoff, LeaderDiskAcks diskAcks, int maxInFlight) {
-      super(PersistenceId.ofUniqueId(PERSISTENCE_ID),
-          SupervisorStrategy.restartWithBackoff(restartBackoff, restartBackoff.multipliedBy(20), 0.2));
-      if (maxInFlight < 1) {
-        throw new IllegalArgumentException("maxInFlight must be at least 1, not " + maxInFlight);
-      }
-      this.ctx = ctx;
-      this.diskAcks = diskAcks;
-      this.maxInFlight = maxInFlight;
+  @Override
+  public CommandHandler<Command, LogCommand, State> commandHandler() {
+    return newCommandHandlerBuilder().forAnyState()
+        .onCommand(Append.class, (state, append) -> onAppend(append))
+        .onCommand(Forward.class, (state, forward) -> onAppend(appendOf(forward)))
+        .onCommand(Flush.class, (state, flush) -> onFlush())
+        .onCommand(Resign.class, (state, resign) -> onResign())
+        .build();
+  }
+
+  /**
+   * Appends wait for the next persist. Pekko stashes commands while a persist is on its way and hands them over
+   * once it is confirmed, before the flush they schedule, so each persist takes all that came meanwhile.
+   */
+  private Effect<LogCommand, State> onAppend(Append append) {
+    waiting.add(append);
+    if (!flushScheduled) {
+      flushScheduled = true;
+      ctx.getSelf().tell(new Flush());
     }
+    return Effect().none();
+  }
 
-    @Override
-    public State emptyState() {
-      return new State(0);
+  private Effect<LogCommand, State> onFlush() {
+    flushScheduled = false;
+    List<Append> batch = nextBatch();
+    if (batch.isEmpty()) {
+      return Effect().none();
     }
+    List<LogCommand> events = new ArrayList<>(batch.size());
+    batch.forEach(append -> events.add(append.command()));
+    inFlight = new LeaderWrites.Pending(new CompletableFuture<>(), onLeaderDisk(batch));
+    persisting = batch;
+    writes.expect(persistenceId().id(), inFlight);
+    return Effect().persist(events).thenRun(state -> onPersisted());
+  }
 
-    @Override
-    public CommandHandler<Command, EntryPersisted, State> commandHandler() {
-      return newCommandHandlerBuilder().forAnyState()
-          .onCommand(Write.class, this::onWrite)
-          .onCommand(EntryDone.class, this::onEntryDone)
-          .onCommand(Resign.class, this::onResign)
-          .build();
+  /** Durable and applied here: each writer gets its command's result. */
+  private void onPersisted() {
+    List<CommandResult> results = inFlight.applied().join().results();
+    for (int i = 0; i < persisting.size(); i++) {
+      persisting.get(i).result().complete(results.get(i));
     }
-
-    /** Writes waiting in the stash are answered {@link NotLeading} now; entries in flight still end as they end. */
-    private Effect<EntryPersisted, State> onResign(State state, Resign resign) {
-      resigned = true;
-      return Effect().none().thenUnstashAll();
+    persisting = List.of();
+    inFlight = null;
+    if (!waiting.isEmpty() && !flushScheduled) {
+      flushScheduled = true;
+      ctx.getSelf().tell(new Flush());
     }
+  }
 
-    /** The reply goes when the journal completes the outcome: after the entry was applied, or failed or fenced. */
-    private Effect<EntryPersisted, State> onWrite(State state, Write write) {
-      if (resigned) {
-        write.replyTo().tell(new NotLeading(write.id()));
-        return Effect().none();
-      }
-      if (draining || inFlight >= maxInFlight) {
-        return Effect().stash();
-      }
-      long sequenceNr = next++;
-      inFlight++;
-      EntryPersisted event = new EntryPersisted(sequenceNr, write.writer(), write.firstWriteId(), write.id(),
-          write.commands(), new CompletableFuture<>());
-      if (write.onLeaderDisk() != null && diskAcks != null) {
-        // Asked before the entry is appended, so the log cannot reach disk before anyone listens.
-        diskAcks.await(sequenceNr).thenAccept(at ->
-            write.onLeaderDisk().tell(new OnLeaderDisk(write.id(), at.logIndex(), at.firstSlot())));
-      }
-      ActorRef<Command> self = ctx.getSelf();
-      event.outcome().whenComplete((applied, failure) -> {
-        if (diskAcks != null) {
-          diskAcks.forget(sequenceNr);
+  private Effect<LogCommand, State> onResign() {
+    ctx.getLog().info("Write leader {} resigns: Raft term {} is over on this node", ctx.getSelf().path().name(), term);
+    return Effect().stop();
+  }
+
+  /**
+   * One disk answer for the entry, split among the appends that asked: each one's new messages start where the
+   * messages of the commands before it end.
+   */
+  private static CompletableFuture<LeaderAck> onLeaderDisk(List<Append> batch) {
+    if (batch.stream().noneMatch(append -> append.onLeaderDisk() != null)) {
+      return null;
+    }
+    CompletableFuture<LeaderAck> entry = new CompletableFuture<>();
+    entry.thenAccept(at -> {
+      int slot = at.firstSlot();
+      for (Append append : batch) {
+        if (append.onLeaderDisk() != null) {
+          append.onLeaderDisk().complete(new LeaderAck(at.logIndex(), slot));
         }
-        // The writer is answered from here, in the log's order; the leader's own bookkeeping goes by its mailbox.
-        write.replyTo().tell(outcomeOf(write.id(), applied, failure));
-        self.tell(failure != null ? new EntryDone(generation, sequenceNr, false, -1)
-            : new EntryDone(generation, sequenceNr, !applied.fenced(), applied.appliedSequenceNr()));
-      });
-      return Effect().persist(event);
-    }
-
-    private Effect<EntryPersisted, State> onEntryDone(State state, EntryDone done) {
-      if (done.generation() != generation) {
-        return Effect().none(); // an entry of the instance before a restart, which recovered after it was decided
+        slot += EventIds.slotsOf(append.command());
       }
-      inFlight--;
-      reportedApplied = Math.max(reportedApplied, done.appliedSequenceNr());
-      if (!done.applied()) {
-        draining = true;
-      }
-      if (draining && inFlight == 0) {
-        // Everything this leader wrote has come back: continue after what the log last said it applied. After a
-        // failure that is the failed entry's own number again (the log may still apply it late; then the next
-        // entry is fenced and this happens once more).
-        draining = false;
-        next = reportedApplied + 1;
-        return Effect().none().thenUnstashAll();
-      }
-      // A place came free: what waited for one goes now.
-      return !draining && inFlight == maxInFlight - 1 ? Effect().none().thenUnstashAll() : Effect().none();
-    }
-
-    /** The journal's highest sequence number for this id is the state machine's: continue after it. */
-    @Override
-    public SignalHandler<State> signalHandler() {
-      return newSignalHandlerBuilder().onSignal(RecoveryCompleted.instance(),
-          state -> {
-            reportedApplied = lastSequenceNumber(ctx);
-            next = reportedApplied + 1;
-            ctx.getLog().info("Write leader {} recovered: its first entry is number {}", ctx.getSelf().path().name(),
-                next);
-          }).build();
-    }
-
-    @Override
-    public EventHandler<State, EntryPersisted> eventHandler() {
-      return newEventHandlerBuilder().forAnyState()
-          .onEvent(EntryPersisted.class, (state, event) -> new State(state.persisted() + 1)).build();
-    }
+    });
+    return entry;
   }
 
-  private LogLeader() {}
+  private List<Append> nextBatch() {
+    List<Append> batch = new ArrayList<>();
+    long bytes = 0;
+    while (!waiting.isEmpty() && batch.size() < maxCommands) {
+      Append next = waiting.peekFirst();
+      if (next.result().isDone()) {
+        waiting.pollFirst(); // its writer gave up waiting: it is not written
+        continue;
+      }
+      if (!batch.isEmpty() && bytes + next.bytes() > maxBytes) {
+        break;
+      }
+      batch.add(waiting.pollFirst());
+      bytes += next.bytes();
+    }
+    return batch;
+  }
+
+  /** A forwarded command as an append whose answers go back to the node it came from. */
+  private static Append appendOf(Forward forward) {
+    CompletableFuture<CommandResult> result = new CompletableFuture<>();
+    result.whenComplete((applied, failure) -> forward.replyTo().tell(failure == null
+        ? new ForwardApplied(forward.id(), CommandResultCodec.encode(List.of(applied)))
+        : new ForwardFailed(forward.id(), WriteFailure.of(failure))));
+    CompletableFuture<LeaderAck> onDisk = null;
+    if (forward.wantsLeaderDisk()) {
+      onDisk = new CompletableFuture<>();
+      onDisk.thenAccept(at -> forward.replyTo().tell(new ForwardOnLeaderDisk(forward.id(), at.logIndex(),
+          at.firstSlot())));
+    }
+    return new Append(forward.command(), forward.bytes(), result, onDisk);
+  }
+
+  /**
+   * Stopped (resigned, or the log failed or fenced its entry): the writers of the entry on its way learn what the
+   * log said; those still waiting were not written. Commands Pekko still held go to dead letters, and the writers'
+   * routers, which watch this leader, fail them.
+   */
+  @Override
+  public SignalHandler<State> signalHandler() {
+    return newSignalHandlerBuilder().onSignal(PostStop.instance(), state -> {
+      Throwable failure = entryFailure();
+      persisting.forEach(append -> append.result().completeExceptionally(failure));
+      waiting.forEach(append -> append.result().completeExceptionally(new LogUnavailableException(
+          "the write leader of Raft term " + term + " stopped before writing this command; it was not applied",
+          null)));
+    }).build();
+  }
+
+  private Throwable entryFailure() {
+    if (inFlight == null) {
+      return null;
+    }
+    CompletableFuture<CommandResult.LeaderEntryApplied> applied = inFlight.applied();
+    if (applied.isCompletedExceptionally()) {
+      return Failures.cause(applied.handle((r, e) -> e).join());
+    }
+    if (applied.isDone() && applied.join().fenced()) {
+      return new LogUnavailableException("the write leader's Raft term " + term + " is over: the entry was not "
+          + "applied", null);
+    }
+    return new LogUnavailableException("the write leader stopped before its entry was answered; it may still be "
+        + "applied", null);
+  }
+
+  @Override
+  public EventHandler<State, LogCommand> eventHandler() {
+    return newEventHandlerBuilder().forAnyState().onAnyEvent((state, event) -> state);
+  }
 }

@@ -15,7 +15,7 @@ import org.apache.pekko.actor.typed.ActorRef;
 
 /**
  * The {@link EventLog} every writer on a node is given (gRPC API, topic entities, groups, administration, the
- * journal's other users): appends go through this node's {@link WriteBatcher} to the one {@link LogLeader}, wherever
+ * journal's other users): appends go through this node's {@link WriteRouter} to the one {@link LogLeader}, wherever
  * it runs, and come back with the state machine's results; reads of the applied index are this node's replica's.
  *
  * <p>Contract, beyond {@link EventLog}'s: a command is refused at once if it can never be written (no body,
@@ -25,7 +25,7 @@ import org.apache.pekko.actor.typed.ActorRef;
  */
 public final class LogWriter implements EventLog {
   private final EventLog log;
-  private final ActorRef<WriteBatcher.Command> batcher;
+  private final ActorRef<WriteRouter.Command> router;
   private final WriteQueueLimit limit;
   private final long maxCommandBytes;
   private final Duration timeout;
@@ -36,10 +36,10 @@ public final class LogWriter implements EventLog {
    * @param maxCommandBytes largest command one entry can carry
    * @param timeout how long a write may take; appends fail after twice that
    */
-  public LogWriter(EventLog log, ActorRef<WriteBatcher.Command> batcher, WriteQueueLimit limit,
+  public LogWriter(EventLog log, ActorRef<WriteRouter.Command> router, WriteQueueLimit limit,
       long maxCommandBytes, Duration timeout) {
     this.log = log;
-    this.batcher = batcher;
+    this.router = router;
     this.limit = limit;
     this.maxCommandBytes = maxCommandBytes;
     this.timeout = timeout;
@@ -50,7 +50,7 @@ public final class LogWriter implements EventLog {
     return append(command, null);
   }
 
-  /** Clustered, {@code onLeaderDisk} completes as {@link LogLeader.OnLeaderDisk} says; standalone never. */
+  /** Clustered, {@code onLeaderDisk} completes once the Raft leader's log has the command on disk; standalone never. */
   @Override
   public CompletionStage<CommandResult> append(LogCommand command, CompletableFuture<LeaderAck> onLeaderDisk) {
     if (closed) {
@@ -72,9 +72,9 @@ public final class LogWriter implements EventLog {
     }
     CompletableFuture<CommandResult> result = new CompletableFuture<>();
     result.whenComplete((r, failure) -> limit.release(bytes));
-    // A backstop: the batcher fails a write after the timeout, but an append must never wait for ever.
+    // A backstop: the log fails an entry after the timeout, but an append must never wait for ever.
     result.orTimeout(timeout.multipliedBy(2).toMillis(), TimeUnit.MILLISECONDS);
-    batcher.tell(new WriteBatcher.Append(command, result, bytes, onLeaderDisk));
+    router.tell(new WriteRouter.Append(command, bytes, result, onLeaderDisk));
     return result;
   }
 

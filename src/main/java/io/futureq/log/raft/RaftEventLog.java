@@ -5,6 +5,8 @@ import io.futureq.log.Barrier;
 import io.futureq.log.BrokerStateMachine;
 import io.futureq.log.CommandResult;
 import io.futureq.log.EventLog;
+import io.futureq.log.LogClosedException;
+import io.futureq.log.LogUnavailableException;
 import io.futureq.log.WriteQueueLimit;
 import io.futureq.log.proto.LogCommand;
 import io.futureq.storage.OrderedStore;
@@ -53,9 +55,9 @@ public final class RaftEventLog implements EventLog {
   private final RaftServer server;
   private final RatisStateMachine stateMachine;
   private final EntryCommitter committer;
+  private final LeaderSubmit submissions;
   private final Membership membership;
   private final ReplicaLease lease;
-  private final LeaderDiskAcks diskAcks;
   /** Null unless {@link RaftSettings#watchPeerProcesses()}. */
   private final PeerProcessWatch peerWatch;
   private final EarlyElection earlyElection;
@@ -65,9 +67,9 @@ public final class RaftEventLog implements EventLog {
   private CompletableFuture<Long> startBarrier;
 
   private RaftEventLog(RaftSettings settings, RaftServer server, RatisStateMachine stateMachine,
-      EntryCommitter committer, LeaderDiskAcks diskAcks, Membership membership, EarlyElection earlyElection) {
+      EntryCommitter committer, LeaderSubmit submissions, Membership membership, EarlyElection earlyElection) {
     this.settings = settings;
-    this.diskAcks = diskAcks;
+    this.submissions = submissions;
     this.server = server;
     this.stateMachine = stateMachine;
     this.committer = committer;
@@ -169,11 +171,12 @@ public final class RaftEventLog implements EventLog {
     }
     RaftProperties properties = RaftServerFactory.properties(settings);
     tuning.accept(properties);
-    LeaderDiskAcks diskAcks = new LeaderDiskAcks();
-    RatisStateMachine ratis = new RatisStateMachine(store, stateMachine, listener, applyNanos, onFatal, diskAcks);
+    LeaderSubmit submissions = new LeaderSubmit(RaftPeerId.valueOf(settings.nodeId()), settings.requestTimeout());
+    RatisStateMachine ratis = new RatisStateMachine(store, stateMachine, listener, applyNanos, onFatal, submissions);
     RaftServer server = null;
     try {
       server = RaftServerFactory.server(settings, properties, ratis);
+      submissions.attach(server);
       server.start();
       RaftServer started = server;
       Supplier<RaftGroup> group = () -> RaftServerFactory.currentGroup(started, settings);
@@ -183,12 +186,11 @@ public final class RaftEventLog implements EventLog {
             leader != null && current.getPeer(leader) != null ? leader : null);
       }, () -> currentLeader(started), maxCommands, settings.maxEntryBytes(), settings.maxOutstandingEntries(),
           settings.requestTimeout(), limit);
-      return new RaftEventLog(settings, server, ratis, committer, diskAcks,
+      return new RaftEventLog(settings, server, ratis, committer, submissions,
           new Membership(server, group, properties, RaftServerFactory.parameters(settings.tls()),
               settings.requestTimeout()),
           new EarlyElection(server, properties, RaftServerFactory.parameters(settings.tls())));
     } catch (IOException | RuntimeException e) {
-      diskAcks.close();
       closeAfterFailure(server, e);
       throw new UncheckedIOException("cannot start the Raft server of " + settings.nodeId() + " on "
           + settings.address() + " with storage " + settings.storageDir() + ": " + e.getMessage(),
@@ -196,9 +198,31 @@ public final class RaftEventLog implements EventLog {
     }
   }
 
+  /**
+   * The write leader's entries ({@code LeaderEntry}) go to this node's own server in-process (see
+   * {@link LeaderSubmit}), and only while this replica leads: one that reached another node's leader would be fenced
+   * there anyway, and failing at once tells the writer sooner. Other commands (the replicas' barriers) go to the
+   * leader through a client, wherever it is, which retries until the request timeout.
+   */
   @Override
   public CompletionStage<CommandResult> append(LogCommand command) {
-    return committer.append(command);
+    return append(command, null);
+  }
+
+  /** As {@link #append(LogCommand)}; {@code onLeaderDisk} is told of a leader entry this leading replica appends. */
+  @Override
+  public CompletionStage<CommandResult> append(LogCommand command, CompletableFuture<LeaderAck> onLeaderDisk) {
+    if (closed) {
+      return CompletableFuture.failedFuture(new LogClosedException());
+    }
+    if (command.getCommandCase() != LogCommand.CommandCase.LEADER_ENTRY) {
+      return committer.append(command);
+    }
+    if (!leading()) {
+      return CompletableFuture.failedFuture(new LogUnavailableException("this node's Raft replica does not lead: "
+          + "the write leader's entry was not appended", null));
+    }
+    return submissions.submit(command, onLeaderDisk);
   }
 
   /** How many of this node's entries were first sent to {@code peer} (tests). */
@@ -213,11 +237,6 @@ public final class RaftEventLog implements EventLog {
    */
   public void onLeadership(LongConsumer leads, Runnable follows) {
     stateMachine.onLeadership(leads, follows);
-  }
-
-  /** Where this node's write leader learns that its entry is on this (leading) replica's disk. */
-  public LeaderDiskAcks leaderDiskAcks() {
-    return diskAcks;
   }
 
   /** The index of the last entry applied to this node's store. */
@@ -376,7 +395,6 @@ public final class RaftEventLog implements EventLog {
       // its client only asked peers for their last entry: nothing to lose
     }
     lease.close();
-    diskAcks.close();
     try {
       committer.close();
       membership.close();

@@ -4,7 +4,6 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import io.futureq.log.AppliedWaiters;
 import io.futureq.log.BrokerStateMachine;
 import io.futureq.log.CommandResult;
-import io.futureq.log.CommandResultCodec;
 import io.futureq.log.EventLog.AppliedListener;
 import io.futureq.log.LogUnavailableException;
 import io.futureq.log.proto.ApplyResults;
@@ -23,6 +22,7 @@ import java.util.function.LongConsumer;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupMemberId;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
@@ -62,7 +62,8 @@ final class RatisStateMachine extends BaseStateMachine {
   private final LongConsumer applyNanos;
   private final Consumer<Throwable> onFatal;
   private final CheckpointStorage storage = new CheckpointStorage();
-  private final LeaderDiskAcks diskAcks;
+  private final LeaderDiskAcks diskAcks = new LeaderDiskAcks();
+  private final LeaderSubmit submissions;
   private volatile long appliedIndex;
   private final AppliedWaiters waiters;
   /**
@@ -79,9 +80,9 @@ final class RatisStateMachine extends BaseStateMachine {
 
   /** @param onFatal told when this replica can apply no more (Ratis then stops its server) */
   RatisStateMachine(OrderedStore store, BrokerStateMachine machine, AppliedListener listener,
-      LongConsumer applyNanos, Consumer<Throwable> onFatal, LeaderDiskAcks diskAcks) {
+      LongConsumer applyNanos, Consumer<Throwable> onFatal, LeaderSubmit submissions) {
     this.store = store;
-    this.diskAcks = diskAcks;
+    this.submissions = submissions;
     this.machine = machine;
     this.listener = listener;
     this.applyNanos = applyNanos;
@@ -244,21 +245,43 @@ final class RatisStateMachine extends BaseStateMachine {
   }
 
   /**
+   * On the leader, for each client request: an entry this node submitted in-process ({@link LeaderSubmit}) keeps
+   * its submission with the transaction, which Ratis hands to {@link #applyTransaction} on this node.
+   */
+  @Override
+  public TransactionContext startTransaction(RaftClientRequest request) throws IOException {
+    TransactionContext trx = super.startTransaction(request);
+    LeaderSubmit.Submitted submitted = submissions.claim(request);
+    if (submitted != null) {
+      trx.setStateMachineContext(submitted);
+    }
+    return trx;
+  }
+
+  /**
    * Called on the leader only, in log order, under the log's lock, just before the entry is appended: notes where a
-   * write that waits for {@code ACK_LEVEL_LEADER} went (see {@link LeaderDiskAcks}). Not synchronized: it must not
-   * wait for an entry being applied.
+   * submission that waits for {@code ACK_LEVEL_LEADER} went (see {@link LeaderDiskAcks}). Not synchronized: it must
+   * not wait for an entry being applied.
    */
   @Override
   public TransactionContext preAppendTransaction(TransactionContext trx) {
-    if (diskAcks.awaiting() && trx.getStateMachineLogEntry() != null) {
+    if (trx.getStateMachineContext() instanceof LeaderSubmit.Submitted submitted
+        && submitted.onLeaderDisk() != null) {
       RaftServer.Division division = division();
       if (division != null) {
         RaftLog raftLog = division.getRaftLog();
-        diskAcks.appending(raftLog.getNextIndex(), division.getInfo().getCurrentTerm(),
-            trx.getStateMachineLogEntry().getLogData().asReadOnlyByteBuffer(), raftLog);
+        diskAcks.appending(raftLog.getNextIndex(), division.getInfo().getCurrentTerm(), submitted.onLeaderDisk(),
+            raftLog);
       }
     }
     return trx;
+  }
+
+  /** Ratis closes it with its server: the thread that answers {@code ACK_LEVEL_LEADER} stops too. */
+  @Override
+  public void close() throws IOException {
+    diskAcks.close();
+    super.close();
   }
 
   @Override
@@ -279,7 +302,7 @@ final class RatisStateMachine extends BaseStateMachine {
     try {
       commands = LogEntry.parseFrom(entry.getStateMachineLogEntry().getLogData().asReadOnlyByteBuffer())
           .getCommandsList();
-      prepared = machine.prepare(index, commands);
+      prepared = machine.prepare(index, termIndex.getTerm(), commands);
     } catch (InvalidProtocolBufferException | IllegalArgumentException e) {
       // Deterministic: every replica rejects this entry the same way, so skipping it keeps them equal.
       updateLastAppliedTermIndex(termIndex);
@@ -306,8 +329,12 @@ final class RatisStateMachine extends BaseStateMachine {
     // After the announcements, as in LocalEventLog: whoever waits for this index finds them ahead of
     // its own messages in the topics' mailboxes.
     waiters.advance(index);
-    return CompletableFuture.completedFuture(
-        Message.valueOf(UnsafeByteOperations.unsafeWrap(CommandResultCodec.encode(results).toByteArray())));
+    // This node's own submission gets the results as they are; a client elsewhere gets them encoded.
+    if (trx.getStateMachineContext() instanceof LeaderSubmit.Submitted submitted) {
+      LeaderSubmit.applied(submitted, results);
+      return CompletableFuture.completedFuture(Message.EMPTY);
+    }
+    return CompletableFuture.completedFuture(LeaderSubmit.encoded(results));
   }
 
   /**

@@ -2,32 +2,60 @@ package io.futureq.log.leader;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import io.futureq.journal.JournalBackend;
+import io.futureq.log.BrokerStateMachine;
 import io.futureq.log.CommandResult;
-import io.futureq.log.CommandResultCodec;
 import io.futureq.log.Commands;
-import io.futureq.log.proto.LogEntry;
+import io.futureq.log.LogUnavailableException;
+import io.futureq.log.TestLog;
+import io.futureq.log.TrapStore;
 import io.futureq.storage.StorageException;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
-import org.apache.pekko.persistence.testkit.javadsl.EventSourcedBehaviorTestKit;
+import org.apache.pekko.actor.typed.ActorRef;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The leader's command handling on Pekko's in-memory journal: one Write is one event, carrying the leader sequence
- * number; the reply is what the journal reports on the entry. The FutureQ journal completes that outcome; here the
- * test plays it.
+ * The write leader on the FutureQ journal over a real standalone log (RocksDB, fsync): one persist is one log entry
+ * holding every command that arrived while the previous one was on its way; writers are answered from the apply; a
+ * leader of another term than the log's gets nothing applied and stops; a failed entry fails its writers.
  */
 class LogLeaderTest {
-  private static final ActorTestKit TEST_KIT = ActorTestKit.create(EventSourcedBehaviorTestKit.config());
+  private static final Duration WAIT = Duration.ofSeconds(10);
+  private static final ActorTestKit TEST_KIT = ActorTestKit.create(config());
+  private static final AtomicInteger NAMES = new AtomicInteger();
 
-  private EventSourcedBehaviorTestKit<LogLeader.Command, LogLeader.EntryPersisted, LogLeader.State> leader;
-  private TestProbe<LogLeader.WriteOutcome> replies;
+  @TempDir
+  Path dir;
+
+  private TestLog testLog;
+  private TrapStore trap;
+
+  /** The shipped futureq.conf's journal, dispatcher and persistence settings, on a local actor system. */
+  private static Config config() {
+    Config shipped = ConfigFactory.parseResources("futureq.conf").resolve();
+    return shipped.withOnlyPath("futureq.journal").withFallback(shipped.withOnlyPath("futureq-blocking-dispatcher"))
+        .withFallback(shipped.withOnlyPath("pekko.persistence"));
+  }
 
   @AfterAll
   static void shutdown() {
@@ -35,159 +63,95 @@ class LogLeaderTest {
   }
 
   @BeforeEach
-  void start() {
-    // The event holds the outcome future and is never serialized: the FutureQ journal writes the entry alone.
-    leader = EventSourcedBehaviorTestKit.create(TEST_KIT.system(), LogLeader.create(Duration.ofMillis(10)),
-        EventSourcedBehaviorTestKit.disabledSerializationSettings());
-    leader.clear();
-    replies = TEST_KIT.createTestProbe();
+  void open() {
+    testLog = TestLog.open(dir, 1000, store -> trap = new TrapStore(store));
+    JournalBackend.get(TEST_KIT.system()).bind(testLog.log(), testLog.store());
   }
 
-  private static LogEntry entry(String... payloads) {
-    LogEntry.Builder entry = LogEntry.newBuilder();
-    for (String p : payloads) {
-      entry.addCommands(Commands.store(Commands.message("t", p, 0)));
+  @AfterEach
+  void close() {
+    testLog.close();
+  }
+
+  private static ActorRef<LogLeader.Command> leader(long term) {
+    return TEST_KIT.spawn(LogLeader.create(term, 1000, 1L << 30), "leader-" + NAMES.incrementAndGet());
+  }
+
+  private static CompletableFuture<CommandResult> append(ActorRef<LogLeader.Command> leader, String payload) {
+    CompletableFuture<CommandResult> result = new CompletableFuture<>();
+    leader.tell(new LogLeader.Append(Commands.store(Commands.message("t", payload, 0)), 100, result, null));
+    return result;
+  }
+
+  private static CommandResult.Stored stored(CompletableFuture<CommandResult> result) throws Exception {
+    return (CommandResult.Stored) result.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+  }
+
+  @Test
+  void everyCommandThatArrivesWhileAWriteIsOnItsWayGoesIntoTheNextEntryAndIsAnsweredFromItsApply()
+      throws Exception {
+    ActorRef<LogLeader.Command> leader = leader(BrokerStateMachine.STANDALONE_TERM);
+    trap.holdNextCommit();
+    CompletableFuture<CommandResult> first = append(leader, "first");
+    trap.awaitHeldCommit();
+    List<CompletableFuture<CommandResult>> meanwhile = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      meanwhile.add(append(leader, "m" + i));
     }
-    return entry.build();
-  }
+    trap.releaseCommit();
 
-  private long writes;
-
-  private LogLeader.EntryPersisted write(LogEntry commands) {
-    var result = leader.runCommand(new LogLeader.Write("w", ++writes, commands, replies.getRef()));
-    assertEquals(1, result.events().size(), "one write, one event");
-    return result.event();
-  }
-
-  private static CommandResult.LeaderEntryApplied applied(long sequenceNr, int commands) {
-    List<CommandResult> results = java.util.Collections.nCopies(commands, new CommandResult.Stored(List.of()));
-    return new CommandResult.LeaderEntryApplied(sequenceNr, CommandResult.Verdict.APPLIED, sequenceNr, results);
-  }
-
-  private static CommandResult.LeaderEntryApplied fenced(long sequenceNr, long appliedSequenceNr) {
-    return new CommandResult.LeaderEntryApplied(sequenceNr, CommandResult.Verdict.FENCED, appliedSequenceNr,
-        List.of());
-  }
-
-  /** The next event persisted after those taken already: a write taken from the stash persists outside runCommand. */
-  private LogLeader.EntryPersisted nextPersisted() {
-    return leader.persistenceTestKit().expectNextPersistedClass(LogLeader.PERSISTENCE_ID,
-        LogLeader.EntryPersisted.class);
+    Set<Long> eventIds = new HashSet<>();
+    eventIds.add(stored(first).messages().get(0).message().getEventId());
+    for (CompletableFuture<CommandResult> result : meanwhile) {
+      eventIds.add(stored(result).messages().get(0).message().getEventId());
+    }
+    assertEquals(21, eventIds.size(), "each writer got its own message's result");
+    List<Long> applied = testLog.appliedIndexes();
+    assertEquals(2, applied.size(), "the first entry, then the twenty in one: " + applied);
+    assertEquals(21, testLog.messagesOf("t").size());
   }
 
   @Test
-  void aWriteIsOneEventWithAllItsCommandsAndTheNextLeaderSequenceNumber() {
-    LogEntry commands = entry("a", "b", "c");
-    LogLeader.EntryPersisted event = write(commands);
+  void aLeaderOfAnotherTermThanTheLogsGetsNothingAppliedItsWritersHearSoAndItStops() {
+    ActorRef<LogLeader.Command> stale = leader(BrokerStateMachine.STANDALONE_TERM + 1);
+    TestProbe<Void> watcher = TEST_KIT.createTestProbe();
 
-    assertEquals(1, event.leaderSequenceNr());
-    assertEquals(commands, event.commands());
-    replies.expectNoMessage(Duration.ofMillis(50)); // not before the log applied it
-    event.outcome().complete(applied(1, 3));
-    LogLeader.Written written = replies.expectMessageClass(LogLeader.Written.class);
-    assertEquals(3, CommandResultCodec.decode(written.results()).size());
-    assertEquals(1, written.writeId(), "the answer names the write");
-    assertEquals(2, write(entry("d")).leaderSequenceNr());
+    ExecutionException refused = assertThrows(ExecutionException.class,
+        () -> append(stale, "stale").get(WAIT.toSeconds(), TimeUnit.SECONDS));
+
+    assertInstanceOf(LogUnavailableException.class, refused.getCause());
+    assertTrue(refused.getCause().getMessage().contains("not applied"), refused.getCause().getMessage());
+    watcher.expectTerminated(stale, WAIT);
+    assertTrue(testLog.messagesOf("t").isEmpty());
   }
 
   @Test
-  void aFencedEntryIsAnsweredFencedAndTheNextOneContinuesAfterTheLogsNumber() {
-    LogLeader.EntryPersisted event = write(entry("a"));
-    event.outcome().complete(fenced(1, 7));
+  void anEntryTheLogFailsFailsItsWritersWithTheLogsErrorAndTheLeaderStops() throws Exception {
+    ActorRef<LogLeader.Command> leader = leader(BrokerStateMachine.STANDALONE_TERM);
+    TestProbe<Void> watcher = TEST_KIT.createTestProbe();
+    stored(append(leader, "written"));
+    trap.failNextCommit("write failed: No space left on device");
 
-    LogLeader.Fenced fenced = replies.expectMessageClass(LogLeader.Fenced.class);
-    assertEquals(1, fenced.sequenceNr());
-    assertEquals(7, fenced.appliedSequenceNr());
-    assertEquals(8, write(entry("b")).leaderSequenceNr());
+    ExecutionException failed = assertThrows(ExecutionException.class,
+        () -> append(leader, "a").get(WAIT.toSeconds(), TimeUnit.SECONDS));
+
+    assertInstanceOf(StorageException.class, failed.getCause());
+    assertTrue(failed.getCause().getMessage().contains("No space left"));
+    watcher.expectTerminated(leader, WAIT);
   }
 
   @Test
-  void anEntryTheLogRefusedIsAnsweredWithItsKindAndItsNumberIsUsedAgain() {
-    LogLeader.EntryPersisted event = write(entry("a"));
-    event.outcome().completeExceptionally(new StorageException("write failed: No space left on device", null));
+  void aLeaderThatResignsAnswersWhatItIsWritingThenStopsWithoutWritingMore() throws Exception {
+    ActorRef<LogLeader.Command> leader = leader(BrokerStateMachine.STANDALONE_TERM);
+    TestProbe<Void> watcher = TEST_KIT.createTestProbe();
+    trap.holdNextCommit();
+    CompletableFuture<CommandResult> written = append(leader, "a");
+    trap.awaitHeldCommit();
+    leader.tell(new LogLeader.Resign());
+    trap.releaseCommit();
 
-    LogLeader.Failed failed = replies.expectMessageClass(LogLeader.Failed.class);
-    assertEquals(LogLeader.FailureKind.STORAGE, failed.kind());
-    assertInstanceOf(StorageException.class, failed.toException());
-    assertTrue(failed.toException().getMessage().contains("No space left"));
-    assertEquals(1, write(entry("b")).leaderSequenceNr());
-  }
-
-  @Test
-  void writesArePersistedWhileEarlierEntriesAreInFlightAndAnsweredAsEachIsApplied() {
-    LogLeader.EntryPersisted first = write(entry("a"));
-    LogLeader.EntryPersisted second = write(entry("b", "c"));
-    LogLeader.EntryPersisted third = write(entry("d"));
-
-    assertEquals(List.of(1L, 2L, 3L), List.of(first.leaderSequenceNr(), second.leaderSequenceNr(),
-        third.leaderSequenceNr()), "each write persisted before the one before it was applied");
-    first.outcome().complete(applied(1, 1));
-    second.outcome().complete(applied(2, 2));
-    assertEquals(1, replies.expectMessageClass(LogLeader.Written.class).writeId());
-    assertEquals(2, replies.expectMessageClass(LogLeader.Written.class).writeId());
-    replies.expectNoMessage(Duration.ofMillis(50));
-    third.outcome().complete(applied(3, 1));
-    assertEquals(3, replies.expectMessageClass(LogLeader.Written.class).writeId());
-  }
-
-  @Test
-  void afterAFencedEntryNothingIsPersistedUntilTheEntriesInFlightAreBackThenNumbersContinueAfterTheLogs() {
-    LogLeader.EntryPersisted first = write(entry("a"));
-    LogLeader.EntryPersisted second = write(entry("b"));
-    nextPersisted();
-    nextPersisted();
-    first.outcome().complete(fenced(1, 7));
-    assertEquals(LogLeader.Fenced.class, replies.receiveMessage().getClass());
-
-    var held = leader.runCommand(new LogLeader.Write("w", ++writes, entry("c"), replies.getRef()));
-    assertTrue(held.events().isEmpty(), "its successor in flight will be fenced too: nothing is numbered meanwhile");
-    second.outcome().complete(fenced(2, 9));
-    assertEquals(LogLeader.Fenced.class, replies.receiveMessage().getClass());
-
-    LogLeader.EntryPersisted third = nextPersisted();
-    assertEquals(10, third.leaderSequenceNr(), "after the last number the log reported applied");
-    assertEquals(List.of("c"), List.of(third.commands().getCommands(0).getStore().getMessages(0).getPayload()
-        .toStringUtf8()));
-  }
-
-  @Test
-  void writesBeyondTheInFlightBoundWaitForAnEntryToComeBack() {
-    leader = EventSourcedBehaviorTestKit.create(TEST_KIT.system(), LogLeader.create(Duration.ofMillis(10), null, 2),
-        EventSourcedBehaviorTestKit.disabledSerializationSettings());
-    leader.clear();
-    LogLeader.EntryPersisted first = write(entry("a"));
-    write(entry("b"));
-    nextPersisted();
-    nextPersisted();
-
-    var held = leader.runCommand(new LogLeader.Write("w", ++writes, entry("c"), replies.getRef()));
-
-    assertTrue(held.events().isEmpty(), "two in flight already");
-    first.outcome().complete(applied(1, 1));
-    assertEquals(3, nextPersisted().leaderSequenceNr());
-  }
-
-  @Test
-  void aRestartedLeaderContinuesFromTheRecoveredSequenceNumber() {
-    write(entry("a")).outcome().complete(applied(1, 1));
-    write(entry("b")).outcome().complete(applied(2, 1));
-    replies.receiveSeveralMessages(2);
-
-    leader.restart();
-
-    assertEquals(3, write(entry("c")).leaderSequenceNr());
-  }
-
-  @Test
-  void aResignedLeaderPersistsNothingMoreAndTellsWritersItDoesNotLead() {
-    LogLeader.EntryPersisted inFlight = write(entry("a"));
-    leader.runCommand(new LogLeader.Resign());
-    inFlight.outcome().complete(applied(1, 1));
-    assertEquals(1, replies.expectMessageClass(LogLeader.Written.class).writeId(), "the write in flight ends");
-
-    var late = leader.runCommand(new LogLeader.Write("w", 42, entry("b"), replies.getRef()));
-
-    assertTrue(late.events().isEmpty(), "nothing persisted after resigning");
-    assertEquals(42, replies.expectMessageClass(LogLeader.NotLeading.class).writeId());
+    assertEquals(1, stored(written).messages().size());
+    watcher.expectTerminated(leader, WAIT);
+    assertEquals(1, testLog.messagesOf("t").size());
   }
 }

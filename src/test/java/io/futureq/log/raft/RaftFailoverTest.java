@@ -119,18 +119,17 @@ class RaftFailoverTest {
   }
 
   /**
-   * The write leader of a new Raft leader recovers its sequence number from its own store, without appending a
-   * barrier first (that cost every leader failover one more commit round): once the new leader is ready, its store
-   * holds every leader entry the dead one committed, and nothing was appended to get there. A follower, which
-   * cannot tell what it has not heard of yet, still waits for a barrier of its own.
+   * A new Raft leader is ready to lead (its write leader recovers) without appending a barrier first (that cost
+   * every leader failover one more commit round): once it is ready, its store holds everything the dead one
+   * committed, and nothing was appended to get there. A follower, which cannot tell what it has not heard of yet,
+   * still waits for a barrier of its own.
    */
   @Test
   void aNewLeaderIsReadyToLeadWithAllThatWasCommittedAndWithoutAnEntryOfItsOwn() throws Exception {
     cluster = RaftCluster.start(dir, 3, 1_000_000, 1L << 20);
     RaftNode leader = cluster.awaitLeader();
-    for (long sequenceNr = 1; sequenceNr <= 5; sequenceNr++) {
-      RaftCluster.append(leader, LogCommand.newBuilder().setLeaderEntry(LeaderEntry.newBuilder()
-          .setSequenceNr(sequenceNr).addCommands(store(message(TOPIC, "m" + sequenceNr, 0)))).build());
+    for (int i = 1; i <= 5; i++) {
+      RaftCluster.append(leader, store(message(TOPIC, "m" + i, 0)));
     }
     long committed = cluster.awaitConverged();
     leader.stop();
@@ -139,7 +138,7 @@ class RaftFailoverTest {
 
     // Asked as soon as it leads, perhaps before its first entry is applied: it waits for that.
     long applied = next.log().readyToLead(RaftCluster.WAIT).get(60, TimeUnit.SECONDS);
-    assertEquals(5, BrokerStateMachine.leaderSequenceNr(next.store()));
+    assertEquals(5, next.pending(TOPIC));
     assertTrue(applied >= committed, "ready at applied index " + applied + ", before " + committed);
 
     // The survivors append a barrier each once back in touch (ReplicaLease); asked after those, nothing else appends.
@@ -151,7 +150,7 @@ class RaftFailoverTest {
     assertEquals(settled, next.appliedIndex());
     long followerApplied = follower.log().readyToLead(RaftCluster.WAIT).get(60, TimeUnit.SECONDS);
     assertTrue(followerApplied > settled, "a follower read without a barrier: applied " + followerApplied);
-    assertEquals(5, BrokerStateMachine.leaderSequenceNr(follower.store()));
+    assertEquals(5, follower.pending(TOPIC));
   }
 
   /** A steady stream of keyed appends through the surviving nodes; records what was acknowledged when. */

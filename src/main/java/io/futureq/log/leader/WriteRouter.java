@@ -1,0 +1,192 @@
+package io.futureq.log.leader;
+
+import io.futureq.log.CommandResult;
+import io.futureq.log.CommandResultCodec;
+import io.futureq.log.EventLog.LeaderAck;
+import io.futureq.log.LogUnavailableException;
+import io.futureq.log.proto.LogCommand;
+import java.util.ArrayDeque;
+import java.util.Comparator;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.Receive;
+import org.apache.pekko.actor.typed.receptionist.Receptionist;
+
+/**
+ * Every node's way to the write leader, one per node: each command goes to the {@link LogLeader} the receptionist
+ * lists, of those listed the one with the greatest name (the latest Raft term: the receptionist still lists a
+ * crashed node's leader for a while). A leader on this node gets the command as it is, with its caller's futures; a
+ * leader on another node gets it once over remoting and answers with the encoded result. While no leader is listed
+ * (an election), commands wait here, within their callers' timeout.
+ *
+ * <p>Nothing is sent twice. When another leader is listed, the commands the previous one (on another node) has not
+ * answered fail as of unknown outcome: it may have written them before it lost its term. When a leader stops, the
+ * commands it has not answered fail: those of this node were not applied (its stop answered those it wrote), those
+ * forwarded from here may have been. Producers send again; a keyed message is stored once.
+ */
+public final class WriteRouter extends AbstractBehavior<WriteRouter.Command> {
+  /** What the router accepts. Local only: appends carry the caller's futures. */
+  public sealed interface Command {}
+
+  /**
+   * One command to write; {@code result} completes with what applying it did, and {@code onLeaderDisk} (when set)
+   * with where it is once the leader's log has it on disk.
+   */
+  public record Append(LogCommand command, int bytes, CompletableFuture<CommandResult> result,
+      CompletableFuture<LeaderAck> onLeaderDisk) implements Command {
+    public Append {
+      Objects.requireNonNull(command, "command");
+      Objects.requireNonNull(result, "result");
+    }
+  }
+
+  private record LeadersListed(Receptionist.Listing listing) implements Command {}
+
+  private record Answered(LogLeader.Forwarded answer) implements Command {}
+
+  private record LeaderStopped(ActorRef<LogLeader.Command> leader) implements Command {}
+
+  /** A command forwarded to a leader on another node, not answered yet. */
+  private record Forwarded(Append append, ActorRef<LogLeader.Command> leader) {}
+
+  public static Behavior<Command> create() {
+    return Behaviors.setup(WriteRouter::new);
+  }
+
+  private final ActorRef<LogLeader.Forwarded> answers;
+  private final Deque<Append> waitingForLeader = new ArrayDeque<>();
+  /** By id; an entry leaves when answered, or when its caller stopped waiting (on the caller's thread). */
+  private final Map<Long, Forwarded> forwarded = new ConcurrentHashMap<>();
+  /** Commands handed to leaders of this node, until answered (on the leader's thread). */
+  private final Map<ActorRef<LogLeader.Command>, Set<Append>> handedOver = new HashMap<>();
+  private final Set<ActorRef<LogLeader.Command>> watched = new HashSet<>();
+  private ActorRef<LogLeader.Command> leader;
+  private long nextId;
+
+  private WriteRouter(ActorContext<Command> ctx) {
+    super(ctx);
+    this.answers = ctx.messageAdapter(LogLeader.Forwarded.class, Answered::new);
+    ActorRef<Receptionist.Listing> listings = ctx.messageAdapter(Receptionist.Listing.class, LeadersListed::new);
+    ctx.getSystem().receptionist().tell(Receptionist.subscribe(LogLeader.SERVICE_KEY, listings));
+  }
+
+  @Override
+  public Receive<Command> createReceive() {
+    return newReceiveBuilder()
+        .onMessage(Append.class, this::onAppend)
+        .onMessage(LeadersListed.class, this::onLeadersListed)
+        .onMessage(Answered.class, this::onAnswered)
+        .onMessage(LeaderStopped.class, this::onLeaderStopped)
+        .build();
+  }
+
+  private Behavior<Command> onAppend(Append append) {
+    if (leader == null) {
+      waitingForLeader.add(append);
+    } else {
+      send(append);
+    }
+    return this;
+  }
+
+  private Behavior<Command> onLeadersListed(LeadersListed listed) {
+    ActorRef<LogLeader.Command> latest = listed.listing().getServiceInstances(LogLeader.SERVICE_KEY).stream()
+        .max(Comparator.comparing(ref -> ref.path().name())).orElse(null);
+    if (Objects.equals(latest, leader)) {
+      return this;
+    }
+    getContext().getLog().debug("Writes go to the write leader {} now", latest);
+    leader = latest;
+    if (latest == null) {
+      return this; // a leader that resigned still answers what it wrote; a crashed one is seen stopped, or replaced
+    }
+    if (watched.add(latest)) {
+      getContext().watchWith(latest, new LeaderStopped(latest));
+    }
+    if (isLocal(latest)) {
+      handedOver.computeIfAbsent(latest, ref -> ConcurrentHashMap.newKeySet());
+    }
+    // A later leader is listed: an earlier one on another node may be gone, and its node not yet seen stopped.
+    failForwarded(sent -> !sent.leader().equals(latest), "the write leader changed before it answered; the write "
+        + "may still be applied");
+    while (!waitingForLeader.isEmpty()) {
+      Append next = waitingForLeader.poll();
+      if (!next.result().isDone()) {
+        send(next);
+      }
+    }
+    return this;
+  }
+
+  private void send(Append append) {
+    if (isLocal(leader)) {
+      Set<Append> pending = handedOver.get(leader);
+      pending.add(append);
+      append.result().whenComplete((result, failure) -> pending.remove(append));
+      leader.tell(new LogLeader.Append(append.command(), append.bytes(), append.result(), append.onLeaderDisk()));
+      return;
+    }
+    long id = nextId++;
+    forwarded.put(id, new Forwarded(append, leader));
+    append.result().whenComplete((result, failure) -> forwarded.remove(id));
+    leader.tell(new LogLeader.Forward(id, append.command(), append.bytes(), append.onLeaderDisk() != null, answers));
+  }
+
+  private Behavior<Command> onAnswered(Answered answered) {
+    LogLeader.Forwarded answer = answered.answer();
+    Forwarded sent = forwarded.get(answer.id());
+    if (sent == null) {
+      return this; // its caller stopped waiting, or it failed when the leader changed
+    }
+    if (answer instanceof LogLeader.ForwardOnLeaderDisk onDisk) {
+      if (sent.append().onLeaderDisk() != null) {
+        sent.append().onLeaderDisk().complete(new LeaderAck(onDisk.logIndex(), onDisk.firstSlot()));
+      }
+    } else if (answer instanceof LogLeader.ForwardApplied applied) {
+      List<CommandResult> results = CommandResultCodec.decode(applied.result());
+      sent.append().result().complete(results.get(0));
+    } else if (answer instanceof LogLeader.ForwardFailed failed) {
+      sent.append().result().completeExceptionally(failed.failure().toException());
+    }
+    return this;
+  }
+
+  private Behavior<Command> onLeaderStopped(LeaderStopped stopped) {
+    watched.remove(stopped.leader());
+    if (stopped.leader().equals(leader)) {
+      leader = null; // until the listing names the next one
+    }
+    Set<Append> notWritten = handedOver.remove(stopped.leader());
+    if (notWritten != null) {
+      LogUnavailableException failure = new LogUnavailableException("the write leader " + stopped.leader().path()
+          .name() + " stopped before writing this command; it was not applied", null);
+      List.copyOf(notWritten).forEach(append -> append.result().completeExceptionally(failure));
+    }
+    failForwarded(sent -> sent.leader().equals(stopped.leader()), "the write leader " + stopped.leader().path()
+        + " stopped before it answered; the write may still be applied");
+    return this;
+  }
+
+  private void failForwarded(Predicate<Forwarded> which, String why) {
+    LogUnavailableException failure = new LogUnavailableException(why, null);
+    List.copyOf(forwarded.values()).stream().filter(which)
+        .forEach(sent -> sent.append().result().completeExceptionally(failure));
+  }
+
+  private static boolean isLocal(ActorRef<?> ref) {
+    return ref.path().address().hasLocalScope();
+  }
+}

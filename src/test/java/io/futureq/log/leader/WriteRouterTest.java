@@ -1,0 +1,108 @@
+package io.futureq.log.leader;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.futureq.log.CommandResult;
+import io.futureq.log.Commands;
+import io.futureq.log.LogUnavailableException;
+import io.futureq.log.proto.LogCommand;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.receptionist.Receptionist;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A node's router to the write leader, with probes in the leader's place: commands wait while no leader is listed,
+ * go to the latest listed, and fail when the leader they were handed to stops before answering.
+ */
+class WriteRouterTest {
+  private static final Duration WAIT = Duration.ofSeconds(10);
+  private static final ActorTestKit TEST_KIT = ActorTestKit.create();
+
+  private final List<TestProbe<LogLeader.Command>> leaders = new ArrayList<>();
+
+  @AfterAll
+  static void shutdown() {
+    TEST_KIT.shutdownTestKit();
+  }
+
+  @AfterEach
+  void stopLeaders() {
+    leaders.forEach(TestProbe::stop);
+  }
+
+  private TestProbe<LogLeader.Command> listedLeader(String name) {
+    TestProbe<LogLeader.Command> leader = TEST_KIT.createTestProbe(name);
+    leaders.add(leader);
+    TestProbe<Receptionist.Registered> registered = TEST_KIT.createTestProbe();
+    TEST_KIT.system().receptionist().tell(Receptionist.register(LogLeader.SERVICE_KEY, leader.getRef(),
+        registered.getRef()));
+    registered.receiveMessage(WAIT);
+    return leader;
+  }
+
+  private static CompletableFuture<CommandResult> append(ActorRef<WriteRouter.Command> router, String payload) {
+    CompletableFuture<CommandResult> result = new CompletableFuture<>();
+    LogCommand command = Commands.store(Commands.message("t", payload, 0));
+    router.tell(new WriteRouter.Append(command, command.getSerializedSize(), result, null));
+    return result;
+  }
+
+  @Test
+  void commandsWaitUntilALeaderIsListedThenGoToItInOrderWithTheirCallersFutures() {
+    ActorRef<WriteRouter.Command> router = TEST_KIT.spawn(WriteRouter.create());
+    CompletableFuture<CommandResult> first = append(router, "a");
+    CompletableFuture<CommandResult> second = append(router, "b");
+
+    TestProbe<LogLeader.Command> leader = listedLeader("leader-0000000000000000001-0");
+
+    LogLeader.Append a = leader.expectMessageClass(LogLeader.Append.class, WAIT);
+    LogLeader.Append b = leader.expectMessageClass(LogLeader.Append.class, WAIT);
+    assertEquals("a", a.command().getStore().getMessages(0).getPayload().toStringUtf8());
+    assertEquals("b", b.command().getStore().getMessages(0).getPayload().toStringUtf8());
+    a.result().complete(new CommandResult.Stored(List.of()));
+    assertTrue(first.isDone(), "the leader answers the caller directly");
+    assertFalse(second.isDone());
+  }
+
+  @Test
+  void theLeaderOfTheLatestTermGetsTheCommandsWhenTwoAreListed() {
+    TestProbe<LogLeader.Command> old = listedLeader("leader-0000000000000000004-0");
+    TestProbe<LogLeader.Command> latest = listedLeader("leader-0000000000000000005-0");
+    ActorRef<WriteRouter.Command> router = TEST_KIT.spawn(WriteRouter.create());
+
+    append(router, "a");
+
+    assertEquals("a", latest.expectMessageClass(LogLeader.Append.class, WAIT).command().getStore()
+        .getMessages(0).getPayload().toStringUtf8());
+    old.expectNoMessage(Duration.ofMillis(100));
+  }
+
+  @Test
+  void commandsHandedToALeaderThatStopsBeforeWritingThemFailAsNotApplied() {
+    ActorRef<WriteRouter.Command> router = TEST_KIT.spawn(WriteRouter.create());
+    TestProbe<LogLeader.Command> leader = listedLeader("leader-0000000000000000002-0");
+    CompletableFuture<CommandResult> pending = append(router, "a");
+    leader.expectMessageClass(LogLeader.Append.class, WAIT);
+
+    leader.stop();
+
+    ExecutionException failed = assertThrows(ExecutionException.class,
+        () -> pending.get(WAIT.toSeconds(), TimeUnit.SECONDS));
+    assertInstanceOf(LogUnavailableException.class, failed.getCause());
+    assertTrue(failed.getCause().getMessage().contains("not applied"), failed.getCause().getMessage());
+  }
+}
