@@ -95,12 +95,14 @@ public final class ProducerService implements ProducerPowerApi {
     LogCommand command;
     AckLevel level;
     try {
-      for (io.futureq.api.grpc.Message m : request.getMessagesList()) {
-        principal.require(Permission.PRODUCE, m.getTopic());
+      // Each topic once, not once per message; in the order topics first appear, so a refusal names the same topic.
+      var perTopic = PublishLimits.countByTopic(request);
+      for (String topic : perTopic.keySet()) {
+        principal.require(Permission.PRODUCE, topic);
       }
       level = validator.ackLevel(request);
       command = validator.publish(request, System.currentTimeMillis(), bucketMs);
-      limits.check(request);
+      limits.check(perTopic);
       // Last: a request refused for any other reason takes nothing from the principal's rate.
       access.admitPublish(principal, request.getMessagesCount(), request.getSerializedSize());
     } catch (InvalidRequest | PermissionDenied | RateLimited e) {

@@ -20,11 +20,32 @@ final class PublishLimits {
     this.state = state;
   }
 
-  void check(PublishRequest request) {
+  /**
+   * Messages per topic of {@code request}, in the order the topics first appear. A request nearly always names one
+   * topic, in runs: the map is updated once per run of messages to one topic, not once per message.
+   */
+  static Map<String, Integer> countByTopic(PublishRequest request) {
     Map<String, Integer> perTopic = new LinkedHashMap<>();
+    String topic = null;
+    int run = 0;
     for (Message m : request.getMessagesList()) {
-      perTopic.merge(m.getTopic(), 1, Integer::sum);
+      if (!m.getTopic().equals(topic)) {
+        if (run > 0) {
+          perTopic.merge(topic, run, Integer::sum);
+        }
+        topic = m.getTopic();
+        run = 0;
+      }
+      run++;
     }
+    if (run > 0) {
+      perTopic.merge(topic, run, Integer::sum);
+    }
+    return perTopic;
+  }
+
+  /** @param perTopic the request's {@link #countByTopic} */
+  void check(Map<String, Integer> perTopic) {
     int newTopics = 0;
     for (Map.Entry<String, Integer> e : perTopic.entrySet()) {
       if (!state.knowsTopic(e.getKey())) {
