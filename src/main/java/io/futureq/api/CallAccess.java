@@ -1,5 +1,6 @@
 package io.futureq.api;
 
+import io.futureq.api.grpc.PublishRequest;
 import io.futureq.config.AuthSettings;
 import io.futureq.security.Authenticator;
 import io.futureq.security.Permission;
@@ -50,9 +51,13 @@ public final class CallAccess {
     return authenticator.authenticate(metadata.getText(AUTHORIZATION).orElse(null));
   }
 
-  /** @throws io.futureq.security.RateLimited if {@code principal} may not publish this much now */
-  void admitPublish(Principal principal, long messages, long bytes) {
-    rateLimiter.admit(principal, messages, bytes);
+  /**
+   * Takes {@code request} from the principal's publish rate: its messages, and its serialized size as bytes.
+   *
+   * @throws io.futureq.security.RateLimited if {@code principal} may not publish this much now
+   */
+  void admitPublish(Principal principal, PublishRequest request) {
+    rateLimiter.admit(principal, request.getMessagesCount(), request::getSerializedSize);
   }
 
   /** Runs {@code call} if the caller holds {@code permission} on {@code topic}; else fails it with the refusal. */

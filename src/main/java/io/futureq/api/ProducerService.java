@@ -104,7 +104,7 @@ public final class ProducerService implements ProducerPowerApi {
       command = validator.publish(request, System.currentTimeMillis(), bucketMs);
       limits.check(perTopic);
       // Last: a request refused for any other reason takes nothing from the principal's rate.
-      access.admitPublish(principal, request.getMessagesCount(), request.getSerializedSize());
+      access.admitPublish(principal, request);
     } catch (InvalidRequest | PermissionDenied | RateLimited e) {
       return CompletableFuture.failedFuture(e);
     }

@@ -29,6 +29,14 @@ public final class PublishRateLimiter {
 
   /** @throws RateLimited saying which limit, if {@code principal} may not publish this much now */
   public void admit(Principal principal, long messages, long bytes) {
+    admit(principal, messages, () -> bytes);
+  }
+
+  /**
+   * As {@link #admit(Principal, long, long)}, asking {@code bytes} only when a byte limit applies: the size of a
+   * request is a walk over all its messages the first time.
+   */
+  public void admit(Principal principal, long messages, LongSupplier bytes) {
     AccessFile.RateLimit own = authenticator == null ? null : authenticator.limitOf(principal.name());
     AccessFile.RateLimit limit = own != null ? own : defaults;
     if (limit.messagesPerSecond() == 0 && limit.bytesPerSecond() == 0) {
@@ -36,7 +44,7 @@ public final class PublishRateLimiter {
     }
     Buckets b = buckets.compute(principal.name(), (name, old) -> old != null && old.limit.equals(limit) ? old
         : new Buckets(limit, nanoClock.getAsLong()));
-    b.take(principal.name(), messages, bytes, nanoClock.getAsLong());
+    b.take(principal.name(), messages, limit.bytesPerSecond() == 0 ? 0 : bytes.getAsLong(), nanoClock.getAsLong());
   }
 
   private static final class Buckets {
