@@ -48,7 +48,8 @@ public final class OutgoingMessage {
     private Instant at;
     private Duration ttl = Duration.ZERO;
     private String key = "";
-    private final Map<String, String> headers = new LinkedHashMap<>();
+    /** Null until the first header: most messages have none, and an empty map still costs its proto map field. */
+    private Map<String, String> headers;
 
     private Builder(String topic) {
       this.topic = Objects.requireNonNull(topic, "topic");
@@ -88,13 +89,19 @@ public final class OutgoingMessage {
     }
 
     public Builder header(String name, String value) {
+      if (headers == null) {
+        headers = new LinkedHashMap<>();
+      }
       headers.put(Objects.requireNonNull(name, "name"), Objects.requireNonNull(value, "value"));
       return this;
     }
 
     public OutgoingMessage build() {
       Message.Builder m = Message.newBuilder().setTopic(topic).setPayload(payload).setTtlMs(ttl.toMillis())
-          .setKey(key).putAllHeaders(headers);
+          .setKey(key);
+      if (headers != null) {
+        m.putAllHeaders(headers);
+      }
       if (delay != null) {
         m.setDelayMs(delay.toMillis());
       } else if (at != null) {
