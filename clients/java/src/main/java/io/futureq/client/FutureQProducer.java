@@ -30,18 +30,22 @@ import org.slf4j.LoggerFactory;
  */
 public final class FutureQProducer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(FutureQProducer.class);
-  private record Pending(OutgoingMessage message, CompletableFuture<SendResult> result, long sentAtNanos) {}
 
-  /** One publish request awaiting its response; resent as is after a reconnect. */
-  private record Request(PublishRequest proto, List<Pending> items, ScheduledFuture<?> expiry) {}
+  /** One publish request awaiting its response; resent as is after a reconnect. Message i's send is results[i]. */
+  private record Request(PublishRequest proto, List<CompletableFuture<SendResult>> results,
+      ScheduledFuture<?> expiry) {}
 
   private final FutureQClient client;
   private final ProducerOptions options;
   private final Semaphore permits;
   private final ScheduledExecutorService timer;
   private final Map<String, Request> inFlight = new LinkedHashMap<>();
-  private List<Pending> batch = new ArrayList<>();
+  /** The next request, its messages added as they are sent: no per-message holder, no second pass at flush. */
+  private PublishRequest.Builder batch = PublishRequest.newBuilder();
+  private List<CompletableFuture<SendResult>> batchResults = new ArrayList<>();
   private int batchBytes;
+  /** When the batch's first (oldest) message was sent: the whole request expires at that one's deadline. */
+  private long batchStartNanos;
   private ScheduledFuture<?> linger;
   private long nextRequestId;
   private int generation;
@@ -86,9 +90,13 @@ public final class FutureQProducer implements AutoCloseable {
         result.completeExceptionally(new FutureQException(Status.Code.CANCELLED, "producer is closed"));
         return result;
       }
-      batch.add(new Pending(message, result, System.nanoTime()));
+      if (batchResults.isEmpty()) {
+        batchStartNanos = System.nanoTime();
+      }
+      batch.addMessages(message.toProto());
+      batchResults.add(result);
       batchBytes += message.sizeBytes();
-      if (batch.size() >= options.batchMessages() || batchBytes >= options.batchBytes()) {
+      if (batchResults.size() >= options.batchMessages() || batchBytes >= options.batchBytes()) {
         flushLocked();
       } else if (linger == null) {
         linger = timer.schedule(this::flush, options.linger().toMillis(), TimeUnit.MILLISECONDS);
@@ -118,18 +126,17 @@ public final class FutureQProducer implements AutoCloseable {
       linger.cancel(false);
       linger = null;
     }
-    if (batch.isEmpty()) {
+    if (batchResults.isEmpty()) {
       return;
     }
     String id = Long.toString(nextRequestId++);
-    PublishRequest.Builder request = PublishRequest.newBuilder().setRequestId(id).setAckLevel(options.ackLevel());
-    batch.forEach(p -> request.addMessages(p.message().toProto()));
-    // The batch's first message is its oldest: the whole request expires at that one's deadline.
-    long waitNanos = options.deliveryTimeout().toNanos() - (System.nanoTime() - batch.get(0).sentAtNanos());
+    PublishRequest proto = batch.setRequestId(id).setAckLevel(options.ackLevel()).build();
+    long waitNanos = options.deliveryTimeout().toNanos() - (System.nanoTime() - batchStartNanos);
     ScheduledFuture<?> expiry = timer.schedule(() -> expire(id), Math.max(0, waitNanos), TimeUnit.NANOSECONDS);
-    Request sent = new Request(request.build(), batch, expiry);
+    Request sent = new Request(proto, batchResults, expiry);
     inFlight.put(id, sent);
-    batch = new ArrayList<>();
+    batch = PublishRequest.newBuilder();
+    batchResults = new ArrayList<>();
     batchBytes = 0;
     if (call != null) {
       call.sendMessage(sent.proto());
@@ -176,10 +183,10 @@ public final class FutureQProducer implements AutoCloseable {
         return;
       }
       finish(id, i -> {
-        request.items().get(i).result().completeExceptionally(error);
+        request.results().get(i).completeExceptionally(error);
       });
     } else {
-      finish(id, i -> request.items().get(i).result().complete(new SendResult(
+      finish(id, i -> request.results().get(i).complete(new SendResult(
           i < response.getMessageIdsCount() ? response.getMessageIds(i) : "",
           i < response.getDuplicateCount() && response.getDuplicate(i))));
     }
@@ -201,7 +208,7 @@ public final class FutureQProducer implements AutoCloseable {
     FutureQException timeout = new FutureQException(Status.Code.DEADLINE_EXCEEDED, "not acknowledged within the "
         + "delivery timeout of " + options.deliveryTimeout().toMillis() + " ms (ProducerOptions.deliveryTimeout); "
         + why + ". The broker may still store it: a key makes sending it again safe");
-    finish(requestId, i -> request.items().get(i).result().completeExceptionally(timeout));
+    finish(requestId, i -> request.results().get(i).completeExceptionally(timeout));
   }
 
   /**
@@ -211,9 +218,9 @@ public final class FutureQProducer implements AutoCloseable {
   private void finish(String requestId, java.util.function.IntConsumer complete) {
     Request request = inFlight.remove(requestId);
     request.expiry().cancel(false);
-    permits.release(request.items().size());
+    permits.release(request.results().size());
     notifyAll();
-    for (int i = 0; i < request.items().size(); i++) {
+    for (int i = 0; i < request.results().size(); i++) {
       complete.accept(i);
     }
   }
@@ -230,7 +237,7 @@ public final class FutureQProducer implements AutoCloseable {
         // token supplier again.
         for (String id : new java.util.ArrayList<>(inFlight.keySet())) {
           Request request = inFlight.get(id);
-          finish(id, i -> request.items().get(i).result().completeExceptionally(failure));
+          finish(id, i -> request.results().get(i).completeExceptionally(failure));
         }
       }
     }
@@ -280,7 +287,7 @@ public final class FutureQProducer implements AutoCloseable {
           + "acknowledged (waited " + timeout.toMillis() + " ms); the broker may still store it");
       for (String id : new ArrayList<>(inFlight.keySet())) {
         Request request = inFlight.get(id);
-        finish(id, i -> request.items().get(i).result().completeExceptionally(cancelled));
+        finish(id, i -> request.results().get(i).completeExceptionally(cancelled));
       }
       if (call != null) {
         call.halfClose();
