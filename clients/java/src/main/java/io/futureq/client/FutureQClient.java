@@ -37,8 +37,8 @@ import java.util.Objects;
 import java.util.function.Supplier;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -69,7 +69,7 @@ public final class FutureQClient implements AutoCloseable {
   /** Zero: no discovery. */
   private final Duration discoveryInterval;
   private final Set<AutoCloseable> handles = new LinkedHashSet<>();
-  private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+  private final ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, r -> {
     Thread t = new Thread(r, "futureq-client-timer");
     t.setDaemon(true);
     return t;
@@ -81,6 +81,9 @@ public final class FutureQClient implements AutoCloseable {
         builder.token == null ? null : new BearerToken(builder.token));
     this.requestTimeout = builder.requestTimeout;
     this.discoveryInterval = builder.discoveryInterval;
+    // Each publish request cancels its delivery timeout (60 s out by default) when answered: gone from the queue at
+    // once, it is not kept, and copied by every GC, until then.
+    timer.setRemoveOnCancelPolicy(true);
     if (!discoveryInterval.isZero()) {
       timer.execute(this::discover);
     }
