@@ -46,12 +46,13 @@ final class ApplyContext implements AutoCloseable {
     }
   }
 
-  ApplyContext(OrderedStore store) {
+  /** @param expectedMessages new messages the entry stores: their overlay is sized once, not grown put by put */
+  ApplyContext(OrderedStore store, int expectedMessages) {
     this.store = store;
     this.batch = store.newBatch();
     for (Space space : Space.values()) {
       if (space != SORTED) {
-        hashed.put(space, new HashMap<>());
+        hashed.put(space, space == Space.MESSAGES ? new HashMap<>(expectedMessages * 4 / 3 + 16) : new HashMap<>());
       }
     }
   }

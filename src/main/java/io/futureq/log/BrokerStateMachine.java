@@ -150,7 +150,7 @@ public final class BrokerStateMachine {
 
   /** As {@link #prepare(long, List)}, for an entry of Raft term {@code term}. */
   public Prepared prepare(long index, long term, List<LogCommand> commands) {
-    ApplyContext ctx = new ApplyContext(store);
+    ApplyContext ctx = new ApplyContext(store, EventIds.slotsOf(commands));
     try {
       Apply apply = new Apply(ctx, index, term, nextEventId);
       List<CommandResult> results = new ArrayList<>(commands.size());

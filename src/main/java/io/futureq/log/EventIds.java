@@ -3,6 +3,7 @@ package io.futureq.log;
 import io.futureq.log.proto.LogCommand;
 import io.futureq.log.proto.NewMessage;
 import io.futureq.storage.StorageKeys;
+import java.util.List;
 
 /**
  * How a stored message's event id follows from where it is in the log: the index of its entry, and its slot, its
@@ -36,17 +37,22 @@ public final class EventIds {
     return StorageKeys.message(StorageKeys.topicHash(m.getTopic()), m.getDueMs() / bucketMs, eventId);
   }
 
+  /** How many slots {@code commands} take together. */
+  public static int slotsOf(List<LogCommand> commands) {
+    int slots = 0;
+    for (LogCommand command : commands) {
+      slots += slotsOf(command);
+    }
+    return slots;
+  }
+
   /** How many slots {@code command} takes: its new messages, also those inside a leader entry. */
   public static int slotsOf(LogCommand command) {
     switch (command.getCommandCase()) {
       case STORE:
         return command.getStore().getMessagesCount();
       case LEADER_ENTRY:
-        int slots = 0;
-        for (LogCommand inner : command.getLeaderEntry().getCommandsList()) {
-          slots += slotsOf(inner);
-        }
-        return slots;
+        return slotsOf(command.getLeaderEntry().getCommandsList());
       default:
         return 0;
     }

@@ -1,6 +1,7 @@
 package io.futureq.security;
 
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -48,5 +49,15 @@ class PublishRateLimiterTest {
     limiter.admit(alice, 1, 1_000_000);
     assertDoesNotThrow(() -> limiter.admit(new Principal("bob", List.of()), 1, 1));
     assertDoesNotThrow(() -> limiter(0, 0).admit(alice, 1_000_000, 1L << 40));
+  }
+
+  /** Sizing a publish walks all its messages: a limiter with no byte limit never asks for the size. */
+  @Test
+  void theRequestsSizeIsAskedOnlyWhenABytesLimitApplies() {
+    AtomicLong asked = new AtomicLong();
+    limiter(100, 0).admit(alice, 1, () -> asked.incrementAndGet());
+    assertEquals(0, asked.get());
+    limiter(100, 1000).admit(alice, 1, () -> asked.incrementAndGet());
+    assertEquals(1, asked.get());
   }
 }

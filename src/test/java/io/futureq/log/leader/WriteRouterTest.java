@@ -11,7 +11,6 @@ import io.futureq.log.Commands;
 import io.futureq.log.LogUnavailableException;
 import io.futureq.log.proto.LogCommand;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -20,35 +19,28 @@ import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.receptionist.Receptionist;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * A node's router to the write leader, with probes in the leader's place: commands wait while no leader is listed,
- * go to the latest listed, and fail when the leader they were handed to stops before answering.
+ * go to the latest listed, and fail when the leader they were handed to stops before answering. Each test has an
+ * actor system of its own: the receptionist of a shared one would still list an earlier test's leaders for a while.
  */
 class WriteRouterTest {
   private static final Duration WAIT = Duration.ofSeconds(10);
-  private static final ActorTestKit TEST_KIT = ActorTestKit.create();
 
-  private final List<TestProbe<LogLeader.Command>> leaders = new ArrayList<>();
-
-  @AfterAll
-  static void shutdown() {
-    TEST_KIT.shutdownTestKit();
-  }
+  private final ActorTestKit testKit = ActorTestKit.create();
 
   @AfterEach
-  void stopLeaders() {
-    leaders.forEach(TestProbe::stop);
+  void shutdown() {
+    testKit.shutdownTestKit();
   }
 
   private TestProbe<LogLeader.Command> listedLeader(String name) {
-    TestProbe<LogLeader.Command> leader = TEST_KIT.createTestProbe(name);
-    leaders.add(leader);
-    TestProbe<Receptionist.Registered> registered = TEST_KIT.createTestProbe();
-    TEST_KIT.system().receptionist().tell(Receptionist.register(LogLeader.SERVICE_KEY, leader.getRef(),
+    TestProbe<LogLeader.Command> leader = testKit.createTestProbe(name);
+    TestProbe<Receptionist.Registered> registered = testKit.createTestProbe();
+    testKit.system().receptionist().tell(Receptionist.register(LogLeader.SERVICE_KEY, leader.getRef(),
         registered.getRef()));
     registered.receiveMessage(WAIT);
     return leader;
@@ -63,7 +55,7 @@ class WriteRouterTest {
 
   @Test
   void commandsWaitUntilALeaderIsListedThenGoToItInOrderWithTheirCallersFutures() {
-    ActorRef<WriteRouter.Command> router = TEST_KIT.spawn(WriteRouter.create());
+    ActorRef<WriteRouter.Command> router = testKit.spawn(WriteRouter.create());
     CompletableFuture<CommandResult> first = append(router, "a");
     CompletableFuture<CommandResult> second = append(router, "b");
 
@@ -82,7 +74,7 @@ class WriteRouterTest {
   void theLeaderOfTheLatestTermGetsTheCommandsWhenTwoAreListed() {
     TestProbe<LogLeader.Command> old = listedLeader("leader-0000000000000000004-0");
     TestProbe<LogLeader.Command> latest = listedLeader("leader-0000000000000000005-0");
-    ActorRef<WriteRouter.Command> router = TEST_KIT.spawn(WriteRouter.create());
+    ActorRef<WriteRouter.Command> router = testKit.spawn(WriteRouter.create());
 
     append(router, "a");
 
@@ -93,7 +85,7 @@ class WriteRouterTest {
 
   @Test
   void commandsHandedToALeaderThatStopsBeforeWritingThemFailAsNotApplied() {
-    ActorRef<WriteRouter.Command> router = TEST_KIT.spawn(WriteRouter.create());
+    ActorRef<WriteRouter.Command> router = testKit.spawn(WriteRouter.create());
     TestProbe<LogLeader.Command> leader = listedLeader("leader-0000000000000000002-0");
     CompletableFuture<CommandResult> pending = append(router, "a");
     leader.expectMessageClass(LogLeader.Append.class, WAIT);
