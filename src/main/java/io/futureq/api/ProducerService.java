@@ -26,6 +26,7 @@ import io.futureq.security.RateLimited;
 import io.futureq.storage.MessageIds;
 import io.futureq.topic.TopicRouter;
 import io.grpc.Status;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
@@ -96,7 +97,7 @@ public final class ProducerService implements ProducerPowerApi {
     AckLevel level;
     try {
       // Each topic once, not once per message; in the order topics first appear, so a refusal names the same topic.
-      var perTopic = PublishLimits.countByTopic(request);
+      Map<String, Integer> perTopic = PublishLimits.countByTopic(request);
       for (String topic : perTopic.keySet()) {
         principal.require(Permission.PRODUCE, topic);
       }

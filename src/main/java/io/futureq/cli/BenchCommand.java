@@ -97,6 +97,11 @@ final class BenchCommand implements Callable<Integer> {
       + "publish_latency_ms is the round trip rather than the wait in the queue.")
   Integer publishWindow;
 
+  @Option(names = "--rate", defaultValue = "0", paramLabel = "MSGS_PER_S", description = "Messages per second the "
+      + "producers publish together, each send at its own instant; publish_latency_ms is then the latency at that "
+      + "load (default: as fast as they can).")
+  long rate;
+
   @Option(names = "--ack-level", defaultValue = "QUORUM",
       description = "NONE, LEADER or QUORUM (default ${DEFAULT-VALUE}).")
   String ackLevel;
@@ -175,6 +180,9 @@ final class BenchCommand implements Callable<Integer> {
     if (!burst && delayMax.compareTo(min) < 0) {
       throw new CommandLine.ParameterException(spec.commandLine(), "--delay-max must not be below --delay-min");
     }
+    if (rate < 0) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "--rate must not be negative");
+    }
     AckLevel level;
     try {
       level = AckLevel.valueOf("ACK_LEVEL_" + ackLevel.toUpperCase(Locale.ROOT));
@@ -184,7 +192,7 @@ final class BenchCommand implements Callable<Integer> {
     String name = topic != null ? topic : "bench-" + UUID.randomUUID().toString().substring(0, 8);
     return new BenchRun.Plan(name, "bench", groups, messages, payload, min, burst ? min : delayMax, burst, producers,
         publishOnly ? 0 : consumers, batch, maxInFlight, level, extraWait,
-        publishWindow != null ? publishWindow : Math.max(batch * 64, 10_000));
+        publishWindow != null ? publishWindow : Math.max(batch * 64, 10_000), rate);
   }
 
   private ProcessCpu brokerCpu() {

@@ -16,6 +16,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import org.HdrHistogram.ConcurrentHistogram;
 
 /**
@@ -30,17 +31,18 @@ final class BenchRun {
   /**
    * @param group the first group's name; further groups ({@code groups} > 1) are named {@code group-2} and on
    * @param consumers consumers in each group
+   * @param rate messages per second the producers publish together, paced; 0 for as fast as they can
    */
   record Plan(String topic, String group, int groups, int messages, int payloadBytes, Duration delayMin,
       Duration delayMax, boolean burst, int producers, int consumers, int batch, int maxInFlight,
-      io.futureq.api.grpc.AckLevel ackLevel, Duration extraWait, int publishWindow) {
+      io.futureq.api.grpc.AckLevel ackLevel, Duration extraWait, int publishWindow, long rate) {
     /**
      * The warm-up for this plan: the same producers, batch, credit, payload and ack level on its own topic, due
-     * 0-1 s after publishing. It always has consumers, so it leaves nothing stored, even before a publish-only run.
+     * 0-1 s after publishing, not paced. It always has consumers, so it leaves nothing stored, even before a publish-only run.
      */
     Plan warmup(int warmupMessages) {
       return new Plan(topic + "-warmup", group, groups, warmupMessages, payloadBytes, Duration.ZERO, WARMUP_MAX_DELAY,
-          false, producers, Math.max(1, consumers), batch, maxInFlight, ackLevel, extraWait, publishWindow);
+          false, producers, Math.max(1, consumers), batch, maxInFlight, ackLevel, extraWait, publishWindow, 0);
     }
 
     String groupName(int g) {
@@ -201,7 +203,17 @@ final class BenchRun {
       ThreadLocalRandom random = ThreadLocalRandom.current();
       long min = plan.delayMin().toMillis();
       long max = Math.max(min, plan.delayMax().toMillis());
+      // Paced: this producer's share of the rate, each send at its own instant (never a burst to catch up).
+      long gapNanos = plan.rate() == 0 ? 0 : 1_000_000_000L * plan.producers() / plan.rate();
+      long next = System.nanoTime();
       for (int i = 0; i < count; i++) {
+        if (gapNanos > 0) {
+          next += gapNanos;
+          long wait = next - System.nanoTime();
+          if (wait > 0) {
+            LockSupport.parkNanos(wait);
+          }
+        }
         OutgoingMessage.Builder m = OutgoingMessage.to(plan.topic()).payload(payload);
         if (plan.burst()) {
           m.at(Instant.ofEpochMilli(burstDue));
