@@ -2,7 +2,9 @@
 # Publish rate through the three-node cluster of conf/cluster-node{1,2,3}.conf on this machine: starts the
 # three nodes (JAVA_OPTS=-Xmx768m each, data under DIR/data), waits until each answers /ready, runs
 # `bin/futureq bench --publish-only --json` RUNS times through node 1 (a Raft follower or the leader, as the
-# election fell: the Raft leader is printed), prints each run's JSON line, then stops the nodes.
+# election fell: the Raft leader is printed), prints each run's JSON line, then stops the nodes. After each run
+# it prints (to standard error) the CPU time the three nodes spent during it, per published message (the bench's
+# warm-up of 20,000 messages included, so it overstates a little).
 #
 # Usage: scripts/cluster-publish-bench.sh RUNS DIR [BENCH-FLAG...]
 #   RUNS         bench runs, one after the other on the same cluster
@@ -41,7 +43,21 @@ for port in 8558 8559 8560; do
   curl -fs "http://127.0.0.1:$port/ready" >/dev/null || { echo "node on management port $port not ready" >&2; exit 1; }
 done
 "$ROOT/bin/futureq" cluster --server 127.0.0.1:8443 2>/dev/null | grep -i leader || true
+# CPU seconds (user + system) of the three node processes, from /proc (the launcher execs java: same pids).
+nodes_cpu() {
+  local ticks=0 pid
+  for pid in "${PIDS[@]}"; do
+    ticks=$((ticks + $(awk '{print $14 + $15}' "/proc/$pid/stat")))
+  done
+  echo "$ticks"
+}
+HZ="$(getconf CLK_TCK)"
 for run in $(seq 1 "$RUNS"); do
   echo "run $run, load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-  "$ROOT/bin/futureq" bench --server 127.0.0.1:8443 --publish-only --json "$@"
+  before="$(nodes_cpu)"
+  line="$("$ROOT/bin/futureq" bench --server 127.0.0.1:8443 --publish-only --json "$@")"
+  echo "$line"
+  published="$(echo "$line" | grep -o '"published":[0-9]*' | cut -d: -f2)"
+  awk -v t="$(( $(nodes_cpu) - before ))" -v hz="$HZ" -v n="${published:-0}" 'BEGIN {
+    printf "run cpu: nodes %.1f s, %.1f us per published message\n", t / hz, (n > 0 ? t / hz * 1e6 / n : 0) }' >&2
 done

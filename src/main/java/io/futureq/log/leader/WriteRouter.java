@@ -70,8 +70,11 @@ public final class WriteRouter extends AbstractBehavior<WriteRouter.Command> {
   private final Deque<Append> waitingForLeader = new ArrayDeque<>();
   /** By id; an entry leaves when answered, or when its caller stopped waiting (on the caller's thread). */
   private final Map<Long, Forwarded> forwarded = new ConcurrentHashMap<>();
-  /** Commands handed to leaders of this node, until answered (on the leader's thread). */
-  private final Map<ActorRef<LogLeader.Command>, Set<Append>> handedOver = new HashMap<>();
+  /**
+   * Commands handed to leaders of this node, by id until answered (on the leader's thread). By id: a record's hash
+   * would walk the whole command.
+   */
+  private final Map<ActorRef<LogLeader.Command>, Map<Long, Append>> handedOver = new HashMap<>();
   private final Set<ActorRef<LogLeader.Command>> watched = new HashSet<>();
   private ActorRef<LogLeader.Command> leader;
   private long nextId;
@@ -117,7 +120,7 @@ public final class WriteRouter extends AbstractBehavior<WriteRouter.Command> {
       getContext().watchWith(latest, new LeaderStopped(latest));
     }
     if (isLocal(latest)) {
-      handedOver.computeIfAbsent(latest, ref -> ConcurrentHashMap.newKeySet());
+      handedOver.computeIfAbsent(latest, ref -> new ConcurrentHashMap<>());
     }
     // A later leader is listed: an earlier one on another node may be gone, and its node not yet seen stopped.
     failForwarded(sent -> !sent.leader().equals(latest), "the write leader changed before it answered; the write "
@@ -132,14 +135,14 @@ public final class WriteRouter extends AbstractBehavior<WriteRouter.Command> {
   }
 
   private void send(Append append) {
+    long id = nextId++;
     if (isLocal(leader)) {
-      Set<Append> pending = handedOver.get(leader);
-      pending.add(append);
-      append.result().whenComplete((result, failure) -> pending.remove(append));
+      Map<Long, Append> pending = handedOver.get(leader);
+      pending.put(id, append);
+      append.result().whenComplete((result, failure) -> pending.remove(id));
       leader.tell(new LogLeader.Append(append.command(), append.bytes(), append.result(), append.onLeaderDisk()));
       return;
     }
-    long id = nextId++;
     forwarded.put(id, new Forwarded(append, leader));
     append.result().whenComplete((result, failure) -> forwarded.remove(id));
     leader.tell(new LogLeader.Forward(id, append.command(), append.bytes(), append.onLeaderDisk() != null, answers));
@@ -169,11 +172,11 @@ public final class WriteRouter extends AbstractBehavior<WriteRouter.Command> {
     if (stopped.leader().equals(leader)) {
       leader = null; // until the listing names the next one
     }
-    Set<Append> notWritten = handedOver.remove(stopped.leader());
+    Map<Long, Append> notWritten = handedOver.remove(stopped.leader());
     if (notWritten != null) {
       LogUnavailableException failure = new LogUnavailableException("the write leader " + stopped.leader().path()
           .name() + " stopped before writing this command; it was not applied", null);
-      List.copyOf(notWritten).forEach(append -> append.result().completeExceptionally(failure));
+      List.copyOf(notWritten.values()).forEach(append -> append.result().completeExceptionally(failure));
     }
     failForwarded(sent -> sent.leader().equals(stopped.leader()), "the write leader " + stopped.leader().path()
         + " stopped before it answered; the write may still be applied");
