@@ -53,10 +53,11 @@ public final class LogLeader extends EventSourcedBehavior<LogLeader.Command, Log
 
   /**
    * A command of a writer on this node: {@code result} completes with what applying it did, {@code onLeaderDisk}
-   * (when set) with where it is once the leader's log has it on disk ({@code ACK_LEVEL_LEADER}). Local only.
+   * (when set) with where it is once the leader's log has it on disk ({@code ACK_LEVEL_LEADER}). Local only: a
+   * node's {@link WriteRouter} takes it from the node's writers and hands it to a leader of the same node as it is.
    */
   public record Append(LogCommand command, int bytes, CompletableFuture<CommandResult> result,
-      CompletableFuture<LeaderAck> onLeaderDisk) implements Command {
+      CompletableFuture<LeaderAck> onLeaderDisk) implements Command, WriteRouter.Command {
     public Append {
       Objects.requireNonNull(command, "command");
       Objects.requireNonNull(result, "result");

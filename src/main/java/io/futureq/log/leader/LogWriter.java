@@ -74,7 +74,7 @@ public final class LogWriter implements EventLog {
     result.whenComplete((r, failure) -> limit.release(bytes));
     // A backstop: the log fails an entry after the timeout, but an append must never wait for ever.
     result.orTimeout(timeout.multipliedBy(2).toMillis(), TimeUnit.MILLISECONDS);
-    router.tell(new WriteRouter.Append(command, bytes, result, onLeaderDisk));
+    router.tell(new LogLeader.Append(command, bytes, result, onLeaderDisk));
     return result;
   }
 

@@ -38,20 +38,11 @@ import org.apache.pekko.actor.typed.receptionist.Receptionist;
  * forwarded from here may have been. Producers send again; a keyed message is stored once.
  */
 public final class WriteRouter extends AbstractBehavior<WriteRouter.Command> {
-  /** What the router accepts. Local only: appends carry the caller's futures. */
-  public sealed interface Command {}
-
   /**
-   * One command to write; {@code result} completes with what applying it did, and {@code onLeaderDisk} (when set)
-   * with where it is once the leader's log has it on disk.
+   * What the router accepts: a writer's {@link LogLeader.Append}, which it hands on as it is to a leader of this
+   * node. Local only: appends carry the caller's futures.
    */
-  public record Append(LogCommand command, int bytes, CompletableFuture<CommandResult> result,
-      CompletableFuture<LeaderAck> onLeaderDisk) implements Command {
-    public Append {
-      Objects.requireNonNull(command, "command");
-      Objects.requireNonNull(result, "result");
-    }
-  }
+  public sealed interface Command permits LogLeader.Append, LeadersListed, Answered, LeaderStopped {}
 
   private record LeadersListed(Receptionist.Listing listing) implements Command {}
 
@@ -60,21 +51,21 @@ public final class WriteRouter extends AbstractBehavior<WriteRouter.Command> {
   private record LeaderStopped(ActorRef<LogLeader.Command> leader) implements Command {}
 
   /** A command forwarded to a leader on another node, not answered yet. */
-  private record Forwarded(Append append, ActorRef<LogLeader.Command> leader) {}
+  private record Forwarded(LogLeader.Append append, ActorRef<LogLeader.Command> leader) {}
 
   public static Behavior<Command> create() {
     return Behaviors.setup(WriteRouter::new);
   }
 
   private final ActorRef<LogLeader.Forwarded> answers;
-  private final Deque<Append> waitingForLeader = new ArrayDeque<>();
+  private final Deque<LogLeader.Append> waitingForLeader = new ArrayDeque<>();
   /** By id; an entry leaves when answered, or when its caller stopped waiting (on the caller's thread). */
   private final Map<Long, Forwarded> forwarded = new ConcurrentHashMap<>();
   /**
    * Commands handed to leaders of this node, by id until answered (on the leader's thread). By id: a record's hash
    * would walk the whole command.
    */
-  private final Map<ActorRef<LogLeader.Command>, Map<Long, Append>> handedOver = new HashMap<>();
+  private final Map<ActorRef<LogLeader.Command>, Map<Long, LogLeader.Append>> handedOver = new HashMap<>();
   private final Set<ActorRef<LogLeader.Command>> watched = new HashSet<>();
   private ActorRef<LogLeader.Command> leader;
   private long nextId;
@@ -89,14 +80,14 @@ public final class WriteRouter extends AbstractBehavior<WriteRouter.Command> {
   @Override
   public Receive<Command> createReceive() {
     return newReceiveBuilder()
-        .onMessage(Append.class, this::onAppend)
+        .onMessage(LogLeader.Append.class, this::onAppend)
         .onMessage(LeadersListed.class, this::onLeadersListed)
         .onMessage(Answered.class, this::onAnswered)
         .onMessage(LeaderStopped.class, this::onLeaderStopped)
         .build();
   }
 
-  private Behavior<Command> onAppend(Append append) {
+  private Behavior<Command> onAppend(LogLeader.Append append) {
     if (leader == null) {
       waitingForLeader.add(append);
     } else {
@@ -126,7 +117,7 @@ public final class WriteRouter extends AbstractBehavior<WriteRouter.Command> {
     failForwarded(sent -> !sent.leader().equals(latest), "the write leader changed before it answered; the write "
         + "may still be applied");
     while (!waitingForLeader.isEmpty()) {
-      Append next = waitingForLeader.poll();
+      LogLeader.Append next = waitingForLeader.poll();
       if (!next.result().isDone()) {
         send(next);
       }
@@ -134,13 +125,13 @@ public final class WriteRouter extends AbstractBehavior<WriteRouter.Command> {
     return this;
   }
 
-  private void send(Append append) {
+  private void send(LogLeader.Append append) {
     long id = nextId++;
     if (isLocal(leader)) {
-      Map<Long, Append> pending = handedOver.get(leader);
+      Map<Long, LogLeader.Append> pending = handedOver.get(leader);
       pending.put(id, append);
       append.result().whenComplete((result, failure) -> pending.remove(id));
-      leader.tell(new LogLeader.Append(append.command(), append.bytes(), append.result(), append.onLeaderDisk()));
+      leader.tell(append);
       return;
     }
     forwarded.put(id, new Forwarded(append, leader));
@@ -172,7 +163,7 @@ public final class WriteRouter extends AbstractBehavior<WriteRouter.Command> {
     if (stopped.leader().equals(leader)) {
       leader = null; // until the listing names the next one
     }
-    Map<Long, Append> notWritten = handedOver.remove(stopped.leader());
+    Map<Long, LogLeader.Append> notWritten = handedOver.remove(stopped.leader());
     if (notWritten != null) {
       LogUnavailableException failure = new LogUnavailableException("the write leader " + stopped.leader().path()
           .name() + " stopped before writing this command; it was not applied", null);

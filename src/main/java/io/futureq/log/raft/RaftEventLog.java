@@ -33,13 +33,15 @@ import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.thirdparty.com.google.protobuf.TextFormat;
 
 /**
- * The clustered {@link EventLog}: this node's Ratis server (one replica of the store) plus a client
- * that group-commits appends into Raft entries. Each entry is applied by {@link RatisStateMachine}
- * on every replica, in log order.
+ * The clustered {@link EventLog}: this node's Ratis server (one replica of the store), to which the write
+ * leader's entries are submitted in-process while this replica leads ({@link LeaderSubmit}), plus a client that
+ * carries the replicas' barriers to the leader ({@link EntryCommitter}). Each entry is applied by
+ * {@link RatisStateMachine} on every replica, in log order.
  *
- * <p>Contract, beyond {@link EventLog}'s: {@link #append} works on any node; the entry goes to the
- * leader, and the returned stage completes with the results the leader computed after the entry was
- * committed by a majority and applied on the leader. This node may apply it a little later. A
+ * <p>Contract, beyond {@link EventLog}'s: a write leader's entry is appended only on the leading replica (else it
+ * fails at once, not appended); any other command works on any node and goes to the leader. The returned stage
+ * completes with the results the leader computed after the entry was committed by a majority and applied on the
+ * leader. This node may apply it a little later. A
  * failed stage carries {@link io.futureq.log.LogUnavailableException} when no leader committed the
  * entry within the request timeout (no quorum, leader unreachable), {@link io.futureq.log.LogClosedException}
  * after {@link #close}, {@link java.util.concurrent.TimeoutException} if no answer came within twice

@@ -49,7 +49,7 @@ class WriteRouterTest {
   private static CompletableFuture<CommandResult> append(ActorRef<WriteRouter.Command> router, String payload) {
     CompletableFuture<CommandResult> result = new CompletableFuture<>();
     LogCommand command = Commands.store(Commands.message("t", payload, 0));
-    router.tell(new WriteRouter.Append(command, command.getSerializedSize(), result, null));
+    router.tell(new LogLeader.Append(command, command.getSerializedSize(), result, null));
     return result;
   }
 
