@@ -184,18 +184,22 @@ public final class LogLeader extends EventSourcedBehavior<LogLeader.Command, Log
     return Effect().persist(events).thenRun(state -> onPersisted());
   }
 
-  /** Durable and applied here: each writer gets its command's result. */
+  /** Durable and applied here: each writer gets its command's result, and what came meanwhile goes next. */
   private void onPersisted() {
+    answerPersisted();
+    if (!waiting.isEmpty() && !flushScheduled) {
+      flushScheduled = true;
+      ctx.getSelf().tell(new Flush());
+    }
+  }
+
+  private void answerPersisted() {
     List<CommandResult> results = inFlight.applied().join().results();
     for (int i = 0; i < persisting.size(); i++) {
       persisting.get(i).result().complete(results.get(i));
     }
     persisting = List.of();
     inFlight = null;
-    if (!waiting.isEmpty() && !flushScheduled) {
-      flushScheduled = true;
-      ctx.getSelf().tell(new Flush());
-    }
   }
 
   private Effect<LogCommand, State> onResign() {
@@ -265,12 +269,20 @@ public final class LogLeader extends EventSourcedBehavior<LogLeader.Command, Log
   @Override
   public SignalHandler<State> signalHandler() {
     return newSignalHandlerBuilder().onSignal(PostStop.instance(), state -> {
+      if (inFlight != null && appliedWhole(inFlight)) {
+        answerPersisted(); // applied, though the confirmation did not reach this leader
+      }
       Throwable failure = entryFailure();
       persisting.forEach(append -> append.result().completeExceptionally(failure));
       waiting.forEach(append -> append.result().completeExceptionally(new LogUnavailableException(
           "the write leader of Raft term " + term + " stopped before writing this command; it was not applied",
           null)));
     }).build();
+  }
+
+  private static boolean appliedWhole(LeaderWrites.Pending pending) {
+    CompletableFuture<CommandResult.LeaderEntryApplied> applied = pending.applied();
+    return applied.isDone() && !applied.isCompletedExceptionally() && !applied.join().fenced();
   }
 
   private Throwable entryFailure() {
