@@ -20,7 +20,7 @@ import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.cluster.Cluster;
 
 /**
- * One actor per node, at {@code /system/node-directory}, that tells who this node is: its id, its
+ * One actor per node, at {@code /user/node-directory}, that tells who this node is: its id, its
  * gRPC address and the topics it hosts. Admin.GetClusterInfo asks every member's, by that path on
  * the member's address: the receptionist would do too, but its listing reaches other nodes by
  * gossip seconds after they start, and a client that asked then learnt no other member's address.
@@ -66,7 +66,7 @@ public final class NodeDirectory {
       if (unreachable.contains(member)) {
         continue;
       }
-      answers.add(Adapter.toClassic(system).actorSelection(member + "/system/" + NAME).resolveOne(timeout)
+      answers.add(Adapter.toClassic(system).actorSelection(member + "/user/" + NAME).resolveOne(timeout)
           .thenCompose(directory -> AskPattern.<Command, Description>ask(Adapter.toTyped(directory), Describe::new,
               timeout, system.scheduler()))
           .toCompletableFuture().exceptionally(e -> null));

@@ -34,6 +34,7 @@ import io.futureq.topic.TopicContext;
 import io.futureq.topic.TopicEntity;
 import io.futureq.topic.TopicRouter;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
@@ -46,7 +47,6 @@ import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.SpawnProtocol;
-import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.Join;
@@ -69,11 +69,11 @@ public final class Node implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Node.class);
   private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
 
-  private final ActorSystem<Void> system;
+  private final ActorSystem<Guardian.Command> system;
   private final ServerBinding binding;
   private final OrderedStore store;
 
-  private Node(ActorSystem<Void> system, ServerBinding binding, OrderedStore store) {
+  private Node(ActorSystem<Guardian.Command> system, ServerBinding binding, OrderedStore store) {
     this.system = system;
     this.binding = binding;
     this.store = store;
@@ -111,14 +111,14 @@ public final class Node implements AutoCloseable {
       throw new StartupException(e.getMessage(), e);
     }
     MetricsServer metrics = null;
-    ActorSystem<Void> system;
+    ActorSystem<Guardian.Command> system;
     try {
       if (settings.metrics().enabled()) {
         metrics = MetricsServer.start(settings.metrics(), settings.config());
       }
       // Gauges of stored topics are set from the store now, not at their first change, so they are there from start.
       StoredTopics.forEach(store, meta -> TopicMetrics.of(meta.getName()).pending.update(meta.getPending()));
-      system = ActorSystem.create(Behaviors.empty(), "futureq",
+      system = ActorSystem.create(Guardian.create(), "futureq",
           CrashedMemberDowning.roleOverlay(settings.config(), settings.cluster().nodeId())
               .withFallback(ClusterBootstrapConfig.overlay(settings.cluster()))
               .withFallback(RemotingTls.overlay(settings.cluster().tls()))
@@ -154,7 +154,7 @@ public final class Node implements AutoCloseable {
     return RocksStore.open(storage.dataDir(), storage);
   }
 
-  private static Node wire(BrokerSettings settings, ActorSystem<Void> system, OrderedStore store,
+  private static Node wire(BrokerSettings settings, ActorSystem<Guardian.Command> system, OrderedStore store,
       BrokerStateMachine stateMachine, MetricsServer metrics) {
     boolean clustered = settings.cluster().enabled();
     Cluster cluster = Cluster.get(system);
@@ -188,7 +188,7 @@ public final class Node implements AutoCloseable {
     // Pekko Persistence starts on first use, and its first use on a node was the write leader's recovery when the
     // node became Raft leader: starting it, its plugins and its code then cost a failover 0.5-0.8 s.
     Persistence.get(Adapter.toClassic(system));
-    system.systemActorOf(PersistenceWarmUp.create(), "persistence-warm-up", org.apache.pekko.actor.typed.Props.empty());
+    Guardian.start(system, "persistence-warm-up", PersistenceWarmUp.create(), Guardian.OnFailure.LET_STOP);
     Executor storageExecutor =
         system.dispatchers().lookup(DispatcherSelector.fromConfig("futureq-blocking-dispatcher"));
     PreciseWakeTimer wakeTimer = new PreciseWakeTimer();
@@ -201,9 +201,9 @@ public final class Node implements AutoCloseable {
     CallAccess access = CallAccess.of(settings.security().auth()); // reads the token files: a bad one stops start-up
     ProducerService producer = new ProducerService(settings.api(), settings.limits(), stateMachine, eventLog, router,
         access);
-    // Subscriber sessions live under their own guardian, not as system actors of their own.
-    ActorRef<SpawnProtocol.Command> sessions = system.systemActorOf(SpawnProtocol.create(), "subscribers",
-        org.apache.pekko.actor.typed.Props.empty());
+    // Subscriber sessions live under a parent of their own, not as the guardian's children.
+    ActorRef<SpawnProtocol.Command> sessions = Guardian.start(system, "subscribers", SpawnProtocol.create(),
+        Guardian.OnFailure.RESTART);
     ConsumerService consumer = new ConsumerService(system, sessions, settings.api(), settings.group(),
         settings.topic(), router, access);
     AdminService admin = new AdminService(system, store, storageExecutor, router, settings.cluster().nodeId(),
@@ -215,8 +215,8 @@ public final class Node implements AutoCloseable {
         .toCompletableFuture(), "bind gRPC on " + settings.api().host() + ":" + settings.api().port());
     int grpcPort = binding.localAddress().getPort();
     String grpcAddress = settings.api().advertised().at(grpcPort);
-    system.systemActorOf(NodeDirectory.create(settings.cluster().nodeId(), cluster.selfMember().address().toString(),
-        grpcAddress, localTopics), NodeDirectory.NAME, org.apache.pekko.actor.typed.Props.empty());
+    Guardian.start(system, NodeDirectory.NAME, NodeDirectory.create(settings.cluster().nodeId(),
+        cluster.selfMember().address().toString(), grpcAddress, localTopics), Guardian.OnFailure.RESTART);
     if (!clustered) {
       awaitSelfDescribed(system, askTimeout); // a clustered node is described once it has joined
     }
@@ -277,7 +277,7 @@ public final class Node implements AutoCloseable {
         ConnectionContext.httpsServer(engines::serverEngine)));
   }
 
-  private static void registerShutdown(ActorSystem<Void> system, ServerBinding binding, Duration grace,
+  private static void registerShutdown(ActorSystem<Guardian.Command> system, ServerBinding binding, Duration grace,
       EventLog eventLog, RaftEventLog raftLog, OrderedStore store, Readiness readiness, MetricsServer metrics) {
     CoordinatedShutdown shutdown = CoordinatedShutdown.get(system);
     if (raftLog != null) {
@@ -302,7 +302,7 @@ public final class Node implements AutoCloseable {
         }));
   }
 
-  public ActorSystem<Void> system() {
+  public ActorSystem<Guardian.Command> system() {
     return system;
   }
 
@@ -320,16 +320,26 @@ public final class Node implements AutoCloseable {
    */
   public record ReplicaFailed(String cause) implements CoordinatedShutdown.Reason {}
 
-  private static void replicaFailed(ActorSystem<Void> system, String nodeId, Throwable cause) {
+  private static void replicaFailed(ActorSystem<Guardian.Command> system, String nodeId, Throwable cause) {
     LOG.error("node {} shuts down: its Raft replica cannot apply the log ({}); its topics move to the other nodes. "
         + "Fix the cause and start it again: it catches up from the log or a snapshot", nodeId, cause.getMessage());
     CoordinatedShutdown.get(system).run(new ReplicaFailed(String.valueOf(cause.getMessage())));
   }
 
-  /** Why the node shut down, if it did so on its own (not asked by a signal or {@link #close}). */
-  public java.util.Optional<ReplicaFailed> failure() {
-    return CoordinatedShutdown.get(system).getShutdownReason()
-        .filter(ReplicaFailed.class::isInstance).map(ReplicaFailed.class::cast);
+  /**
+   * Why the node shut down, if it did so on its own (not asked by a signal or {@link #close}): its Raft replica
+   * failed ({@link ReplicaFailed}), or an actor it cannot serve without did ({@link Guardian.ActorFailed}).
+   */
+  public Optional<String> failure() {
+    return CoordinatedShutdown.get(system).getShutdownReason().flatMap(reason -> {
+      if (reason instanceof ReplicaFailed replica) {
+        return Optional.of("Raft replica failed: " + replica.cause());
+      }
+      if (reason instanceof Guardian.ActorFailed actor) {
+        return Optional.of(actor.actor() + " failed: " + actor.cause());
+      }
+      return Optional.empty();
+    });
   }
 
   /** Runs the graceful shutdown and waits for it. */
@@ -352,7 +362,7 @@ public final class Node implements AutoCloseable {
    * answered right after a standalone start names this node and its gRPC address (seen missing in a
    * CI run of StatsClusterCommandTest).
    */
-  private static void awaitSelfDescribed(ActorSystem<Void> system, Duration askTimeout) {
+  private static void awaitSelfDescribed(ActorSystem<Guardian.Command> system, Duration askTimeout) {
     String self = Cluster.get(system).selfMember().address().toString();
     long deadline = System.currentTimeMillis() + START_TIMEOUT.toMillis();
     while (await(NodeDirectory.describeReachable(system, askTimeout).toCompletableFuture(), "list the node directory")

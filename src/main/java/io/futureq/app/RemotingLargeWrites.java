@@ -25,7 +25,7 @@ final class RemotingLargeWrites {
     }
     return ConfigFactory.parseMap(Map.of(
         "pekko.remote.artery.large-message-destinations", List.of(
-            "/system/" + WritePath.ROUTER_NAME + "/*", "/system/" + WritePath.PLACEMENT_NAME + "/*"),
+            "/user/" + WritePath.ROUTER_NAME + "/*", "/user/" + WritePath.PLACEMENT_NAME + "/*"),
         "pekko.remote.artery.advanced.maximum-large-frame-size", raft.maxEntryBytes() + FRAME_OVERHEAD_BYTES,
         "pekko.remote.artery.advanced.large-buffer-pool-size", KEPT_BUFFERS));
   }

@@ -6,7 +6,6 @@ import io.futureq.topic.TopicRouter;
 import java.time.Duration;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
-import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.cluster.ClusterEvent;
 import org.apache.pekko.cluster.typed.Cluster;
@@ -30,11 +29,11 @@ final class TopicWakeUps {
     });
   }
 
-  static void everyIntervalAndOnMemberRemoved(ActorSystem<?> system, Duration interval, OrderedStore store,
+  static void everyIntervalAndOnMemberRemoved(ActorSystem<Guardian.Command> system, Duration interval, OrderedStore store,
       TopicRouter router) {
     system.scheduler().scheduleWithFixedDelay(interval, interval, () -> wakeAll(store, router),
         system.executionContext());
-    system.systemActorOf(onMemberRemoved(store, router), "topic-wake-ups", Props.empty());
+    Guardian.start(system, "topic-wake-ups", onMemberRemoved(store, router), Guardian.OnFailure.RESTART);
   }
 
   private static Behavior<ClusterEvent.MemberRemoved> onMemberRemoved(OrderedStore store, TopicRouter router) {

@@ -13,7 +13,6 @@ import io.futureq.log.raft.RaftEventLog;
 import io.futureq.storage.OrderedStore;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
-import org.apache.pekko.actor.typed.Props;
 
 /**
  * Puts the write leader in front of the log: this node's {@link WriteRouter} and {@link LogWriter} (what every
@@ -35,22 +34,19 @@ final class WritePath {
    * @param limit what may wait for the leader; appends beyond fail with {@link io.futureq.log.LogOverloadedException}
    * @return the log every writer on this node is given
    */
-  static LogWriter start(ActorSystem<?> system, BrokerSettings settings, EventLog log, RaftEventLog raft,
+  static LogWriter start(ActorSystem<Guardian.Command> system, BrokerSettings settings, EventLog log, RaftEventLog raft,
       OrderedStore store, WriteQueueLimit limit) {
     // Clustered, a write crosses remoting and becomes one Raft entry: it must fit both.
     long maxCommandBytes = raft == null ? Long.MAX_VALUE : settings.raft().maxEntryBytes() - ENTRY_OVERHEAD_BYTES;
     long maxWriteBytes = Math.min(settings.storage().maxQueuedBytes(), maxCommandBytes);
-    ActorRef<WriteRouter.Command> router = system.systemActorOf(WriteRouter.create(), ROUTER_NAME, Props.empty());
+    ActorRef<WriteRouter.Command> router = Guardian.start(system, ROUTER_NAME, WriteRouter.create(),
+        Guardian.OnFailure.RESTART);
     LogWriter writer = new LogWriter(log, router, limit, maxCommandBytes, settings.api().requestTimeout());
     JournalBackend.get(system).bind(log, writer, store);
-    ActorRef<LeaderPlacement.Command> placement = system.systemActorOf(LeaderPlacement.create(
-        settings.storage().groupCommitMaxCommands(), maxWriteBytes), PLACEMENT_NAME, Props.empty());
-    if (raft == null) {
-      placement.tell(new LeaderPlacement.Lead(BrokerStateMachine.STANDALONE_TERM));
-    } else {
-      raft.onLeadership(term -> placement.tell(new LeaderPlacement.Lead(term)),
-          () -> placement.tell(new LeaderPlacement.Follow()));
-    }
+    LeaderPlacement.Leadership leadership = raft == null
+        ? LeaderPlacement.Leadership.always(BrokerStateMachine.STANDALONE_TERM) : raft::onLeadership;
+    Guardian.start(system, PLACEMENT_NAME, LeaderPlacement.create(leadership,
+        settings.storage().groupCommitMaxCommands(), maxWriteBytes), Guardian.OnFailure.RESTART);
     return writer;
   }
 }

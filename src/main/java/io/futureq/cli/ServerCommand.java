@@ -48,7 +48,7 @@ final class ServerCommand implements Callable<Integer> {
     }
     stopOnSignals(node);
     node.system().getWhenTerminated().toCompletableFuture().join();
-    // A node that stopped because its replica failed exits with 1, so a supervisor restarts it.
+    // A node that stopped on its own (its replica, or an actor it needs, failed) exits 1: a supervisor restarts it.
     return node.failure().isPresent() ? 1 : 0;
   }
 

@@ -55,7 +55,7 @@ class ClusterWriteLeaderE2ETest {
       int raftLeader = ClusterTopics.raftLeader(cluster);
       Address leaderNode = Cluster.get(cluster.nodes[raftLeader].system()).selfMember().address();
       for (int i = 0; i < cluster.size; i++) {
-        ActorSystem<Void> system = cluster.nodes[i].system();
+        ActorSystem<?> system = cluster.nodes[i].system();
         Address listed = listedLeader(system).path().address();
         assertEquals(leaderNode, listed.hasGlobalScope() ? listed : Cluster.get(system).selfMember().address(),
             "where node " + (i + 1) + " finds the write leader");
@@ -88,7 +88,7 @@ class ClusterWriteLeaderE2ETest {
         // Two leaders at once (as when a replica led again in a later term while the leader of the earlier one
         // wrote on): a leader of another term on the Raft leader's node gets its entry into the log, where it is
         // fenced; nothing of it is applied, its writer hears so, and it stops. The real leader writes on.
-        ActorSystem<Void> leaderSystem = cluster.nodes[raftLeader].system();
+        ActorSystem<?> leaderSystem = cluster.nodes[raftLeader].system();
         ActorRef<LogLeader.Command> real = listedLeader(leaderSystem);
         long term = Long.parseLong(real.path().name().split("-")[1]);
         ActorRef<LogLeader.Command> stale = leaderSystem.systemActorOf(LogLeader.create(term + 1_000_000, 100,

@@ -51,7 +51,7 @@ class ReplicaFailureE2ETest {
         Node failed = cluster.nodes[hosted.node()];
         failed.system().getWhenTerminated().toCompletableFuture().get(60, TimeUnit.SECONDS);
         assertTrue(failed.failure().isPresent(), "the node shut down because its replica failed");
-        assertTrue(failed.failure().get().cause().contains("No space left on device"), failed.failure().get().cause());
+        assertTrue(failed.failure().get().contains("No space left on device"), failed.failure().get());
         awaitReceived(received.get(hosted.topic()), expected, Duration.ofSeconds(90),
             hosted.topic() + " after its node failed");
       }

@@ -1,6 +1,7 @@
 package io.futureq.log.leader;
 
 import java.time.Duration;
+import java.util.function.LongConsumer;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
@@ -40,12 +41,32 @@ public final class LeaderPlacement extends AbstractBehavior<LeaderPlacement.Comm
   private record Restart(long term) implements Command {}
 
   /**
+   * Where the placement learns whether this node leads: it tells {@code leads} the term or {@code follows} at once,
+   * then at every change, and a later subscription replaces the earlier one ({@code RaftEventLog::onLeadership}).
+   */
+  @FunctionalInterface
+  public interface Leadership {
+    void onLeadership(LongConsumer leads, Runnable follows);
+
+    /** A node of its own: it leads, always, in one term. */
+    static Leadership always(long term) {
+      return (leads, follows) -> leads.accept(term);
+    }
+  }
+
+  /**
+   * Subscribes to {@code leadership} as it starts, so a placement restarted after a failure learns anew whether
+   * this node leads.
+   *
    * @param maxCommands most commands in one persist of a leader
    * @param maxBytes most bytes of commands in one persist
    */
-  public static Behavior<Command> create(int maxCommands, long maxBytes) {
-    return Behaviors.setup(ctx -> Behaviors.withTimers(timers ->
-        new LeaderPlacement(ctx, timers, maxCommands, maxBytes)));
+  public static Behavior<Command> create(Leadership leadership, int maxCommands, long maxBytes) {
+    return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> {
+      ActorRef<Command> self = ctx.getSelf();
+      leadership.onLeadership(term -> self.tell(new Lead(term)), () -> self.tell(new Follow()));
+      return new LeaderPlacement(ctx, timers, maxCommands, maxBytes);
+    }));
   }
 
   /** The name of the leader of {@code term}; names sort by term, then by the order of spawning on one node. */

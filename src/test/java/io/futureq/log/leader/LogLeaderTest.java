@@ -51,7 +51,7 @@ class LogLeaderTest {
   private TrapStore trap;
 
   /** The shipped futureq.conf's journal, dispatcher and persistence settings, on a local actor system. */
-  private static Config config() {
+  static Config config() {
     Config shipped = ConfigFactory.parseResources("futureq.conf").resolve();
     return shipped.withOnlyPath("futureq.journal").withFallback(shipped.withOnlyPath("futureq-blocking-dispatcher"))
         .withFallback(shipped.withOnlyPath("pekko.persistence"));
