@@ -23,9 +23,10 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
  * One named group of one topic: takes the due messages its topic's {@link DueFeed} hands it
- * ({@link DueBuffer}), hands each to one live consumer with credit (round-robin), keeps it in flight until acked, and delivers
- * it again after the in-flight timeout, a nack or the consumer's loss. This protocol is also the
- * one of {@link UniversalFanout}, the topic's universal subscribers.
+ * ({@link DueBuffer}), hands each to one live consumer with credit (round-robin), keeps it in flight until
+ * acked ({@link InFlightDeliveries}), and delivers it again after the in-flight timeout, a nack
+ * ({@link Redelivery}) or the consumer's loss. This protocol is also the one of {@link UniversalFanout}, the
+ * topic's universal subscribers.
  */
 public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command> {
 
@@ -118,14 +119,12 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
   private final DueBuffer feed;
   private final GroupMetrics metrics;
   private final CreditRoundRobin<LiveConsumer> consumers = new CreditRoundRobin<>();
-  private final InFlightTable<LiveConsumer> inFlight = new InFlightTable<>();
+  private final InFlightDeliveries inFlight;
+  private final Redelivery redelivery;
   /** The consumers by their session: acks, nacks and departures name the session. */
   private final Map<ActorRef<SubscriberSession.Command>, LiveConsumer> bySession = new HashMap<>();
   /** Consumers with deliveries queued in the current pump. */
   private final List<LiveConsumer> queued = new ArrayList<>();
-  private final RequeueQueue requeue = new RequeueQueue();
-  private long inFlightTimerAt = Long.MAX_VALUE;
-  private long requeueTimerAt = Long.MAX_VALUE;
   private final DeliveryLateness.Recorder lateness;
   private final ReplicaCatchUp catchUp;
 
@@ -135,6 +134,8 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
     this.gc = gc;
     this.feed = new DueBuffer(ctx, gc, startAfter);
     this.metrics = new GroupMetrics(gc.topic(), gc.group());
+    this.inFlight = new InFlightDeliveries(consumers, timers, gc.settings().inFlightTimeout(), metrics);
+    this.redelivery = new Redelivery(timers, new RequeueDue(), gc, feed);
     this.lateness = new DeliveryLateness.Recorder(metrics.lateness);
     this.catchUp = new ReplicaCatchUp(gc, ctx.getSelf());
   }
@@ -197,55 +198,22 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
   private Behavior<Command> onNack(NackDeliveries nack) {
     List<InFlightTable.Entry<LiveConsumer>> entries = claim(nack.consumer(), nack.tags());
     metrics.nacked.increment(entries.size());
-    long at = System.currentTimeMillis() + nack.requeueDelay().toMillis();
-    List<Pending> delayed = new ArrayList<>();
-    for (int i = entries.size() - 1; i >= 0; i--) {
-      Pending again = new Pending(entries.get(i).message, entries.get(i).attempt);
-      if (nack.requeueDelay().isZero()) {
-        feed.ready.addFirst(again);
-      } else {
-        requeue.add(again, at);
-        delayed.add(again);
-      }
-    }
-    if (!delayed.isEmpty()) {
-      DurableNacks.write(gc, delayed, at);
-    }
-    armRequeueTimer();
+    redelivery.nacked(entries, nack.requeueDelay());
     return pump();
   }
 
-  /**
-   * Takes the named deliveries out of flight for the consumer that acks or nacks them. Tags already
-   * settled are ignored; a late answer to a timed-out delivery gives its credit back.
-   */
+  /** Takes the named deliveries out of flight for the consumer that acks or nacks them (if it is still here). */
   private List<InFlightTable.Entry<LiveConsumer>> claim(ActorRef<SubscriberSession.Command> session, TagRanges tags) {
     LiveConsumer consumer = bySession.get(session);
     if (consumer == null) {
       return List.of();
     }
-    List<InFlightTable.Entry<LiveConsumer>> claimed = new ArrayList<>();
-    for (int r = 0; r < tags.size(); r++) {
-      claimed.addAll(inFlight.removeRange(consumer, tags.first(r), tags.last(r)));
-      if (!consumer.timedOut.isEmpty()) {
-        // A late answer to a timed-out delivery: the consumer is alive after all, its credit returns.
-        Set<Long> answered = consumer.timedOut.subSet(tags.first(r), true, tags.last(r), true);
-        answered.forEach(t -> consumers.release(consumer));
-        answered.clear();
-      }
-    }
-    claimed.forEach(e -> consumers.release(consumer));
-    metrics.inFlight.decrement(claimed.size());
-    return claimed;
+    return inFlight.claim(consumer, tags);
   }
 
   private Behavior<Command> onDue(Due due) {
     feed.onDue(due);
-    // Nacked with a delay before this group started (a restart, a topic move): the delay holds.
-    for (NackDelayed d : due.delayed()) {
-      requeue.add(new Pending(d.message(), d.mark().deliveries()), d.mark().notBeforeMs());
-    }
-    armRequeueTimer();
+    redelivery.holdNackDelayed(due.delayed());
     return pump();
   }
 
@@ -257,12 +225,8 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
   private Behavior<Command> onMessagesRemoved(MessagesRemoved removed) {
     feed.onRemoved(removed.storageKeys());
     Set<ByteBuffer> keys = DueBuffer.keySet(removed.storageKeys());
-    requeue.removeIf(p -> keys.contains(ByteBuffer.wrap(p.message().storageKey())));
-    List<InFlightTable.Entry<LiveConsumer>> gone =
-        inFlight.removeMessages(m -> keys.contains(ByteBuffer.wrap(m.storageKey())));
-    gone.forEach(e -> consumers.release(e.consumer));
-    metrics.inFlight.decrement(gone.size());
-    return gone.isEmpty() ? this : pump();
+    redelivery.removed(keys);
+    return inFlight.removeMessages(keys) ? pump() : this;
   }
 
   private Behavior<Command> onSettle(Settle settle) {
@@ -271,7 +235,7 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
   }
 
   private Behavior<Command> onGetStats(GetStats get) {
-    get.replyTo().tell(new Stats(gc.group(), consumers.size(), inFlight.size(), feed.buffered(), requeue.size(),
+    get.replyTo().tell(new Stats(gc.group(), consumers.size(), inFlight.size(), feed.buffered(), redelivery.waiting(),
         lateness.summary()));
     return this;
   }
@@ -290,7 +254,6 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
     }
     consumers.remove(consumer);
     List<InFlightTable.Entry<LiveConsumer>> held = inFlight.removeConsumer(consumer);
-    metrics.inFlight.decrement(held.size());
     for (int i = held.size() - 1; i >= 0; i--) {
       feed.ready.addFirst(new Pending(held.get(i).message, held.get(i).attempt));
     }
@@ -301,8 +264,7 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
     if (done.failure() != null) {
       getContext().getLog().warn("moving message {} of topic {} to its dead-letter topic failed; retrying",
           done.pending().message().id(), gc.topic(), done.failure());
-      requeue.add(done.pending(), System.currentTimeMillis() + gc.topicSettings().retryBackoff().toMillis());
-      armRequeueTimer();
+      redelivery.retryDeadLetter(done.pending());
     } else {
       metrics.deadLettered.increment();
     }
@@ -314,28 +276,15 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
   }
 
   private Behavior<Command> onInFlightDue(InFlightDue due) {
-    inFlightTimerAt = Long.MAX_VALUE;
-    List<InFlightTable.Entry<LiveConsumer>> expired = inFlight.removeExpired(System.currentTimeMillis());
-    metrics.inFlight.decrement(expired.size());
-    for (InFlightTable.Entry<LiveConsumer> e : expired) {
-      // The credit stays taken until the consumer answers that delivery: a consumer that stopped
-      // reading runs out of credit instead of being handed the redeliveries again and again.
-      e.consumer.timedOut.add(e.tag);
-    }
+    List<InFlightTable.Entry<LiveConsumer>> expired = inFlight.expire(System.currentTimeMillis());
     for (int i = expired.size() - 1; i >= 0; i--) {
       feed.ready.addFirst(new Pending(expired.get(i).message, expired.get(i).attempt));
     }
-    armInFlightTimer();
     return pump();
   }
 
   private Behavior<Command> onRequeueDue(RequeueDue due) {
-    requeueTimerAt = Long.MAX_VALUE;
-    List<Pending> back = requeue.takeReady(System.currentTimeMillis());
-    for (int i = back.size() - 1; i >= 0; i--) {
-      feed.ready.addFirst(back.get(i));
-    }
-    armRequeueTimer();
+    redelivery.requeueDue();
     return pump();
   }
 
@@ -372,23 +321,16 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
 
   private void deliver(LiveConsumer consumer, Pending p, long now, long nowUs) {
     int attempt = p.deliveries() + 1;
-    long deadline = now + gc.settings().inFlightTimeout().toMillis();
     if (consumer.outbox.isEmpty()) {
       queued.add(consumer);
     }
     long tag = consumer.queue(attempt, p.message());
-    inFlight.add(new InFlightTable.Entry<>(consumer, tag, p.message(), attempt, deadline));
+    inFlight.add(consumer, tag, p.message(), attempt, now);
     metrics.delivered.increment();
-    metrics.inFlight.increment();
     if (attempt == 1) {
       lateness.record(nowUs, p.message().message().getDueMs());
     } else {
       metrics.redelivered.increment();
-    }
-    if (inFlightTimerAt == Long.MAX_VALUE) {
-      // Every delivery has the same timeout: one already armed fires no later than this one's.
-      inFlightTimerAt = deadline;
-      timers.startSingleTimer("in-flight", new InFlightDue(), timerDelay(deadline, now));
     }
   }
 
@@ -406,22 +348,6 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
   private Behavior<Command> onPostStop() {
     feed.stop();
     return this;
-  }
-
-  private void armInFlightTimer() {
-    long at = inFlight.earliestDeadline();
-    if (at != Long.MAX_VALUE && at < inFlightTimerAt) {
-      inFlightTimerAt = at;
-      timers.startSingleTimer("in-flight", new InFlightDue(), timerDelay(at, System.currentTimeMillis()));
-    }
-  }
-
-  private void armRequeueTimer() {
-    long at = requeue.earliest();
-    if (at != Long.MAX_VALUE && at < requeueTimerAt) {
-      requeueTimerAt = at;
-      timers.startSingleTimer("requeue", new RequeueDue(), timerDelay(at, System.currentTimeMillis()));
-    }
   }
 
   /**

@@ -2,21 +2,15 @@ package io.futureq.group;
 
 import io.futureq.config.TopicSettings;
 import io.futureq.storage.OrderedStore;
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.function.Consumer;
 import org.apache.pekko.Done;
-import org.apache.pekko.actor.Cancellable;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
@@ -89,9 +83,10 @@ public final class DueFeed extends AbstractBehavior<DueFeed.Command> {
   /** Answered once every group has taken in everything sent to it before (see {@code TopicEntity.Settle}). */
   public record Settle(ActorRef<StatusReply<Done>> replyTo) implements Command {}
 
-  private record HeadRead(DueReader.Chunk chunk, Throwable failure, List<Member> participants) implements Command {}
+  private record HeadRead(DueReader.Chunk chunk, Throwable failure, List<FeedMember> participants) implements Command {}
 
-  private record LagRead(Member member, byte[] bound, DueReader.Chunk chunk, Throwable failure) implements Command {}
+  private record LagRead(FeedMember member, byte[] bound, DueReader.Chunk chunk, Throwable failure)
+      implements Command {}
 
   private record Wake() implements Command {}
 
@@ -100,21 +95,6 @@ public final class DueFeed extends AbstractBehavior<DueFeed.Command> {
   private record GroupSettled(long settle, Throwable failure) implements Command {}
 
   private record PendingSettle(ActorRef<StatusReply<Done>> replyTo, int answersDue) {}
-
-  /** Where one group stands: what it has been handed, and whether it asked for more. */
-  private static final class Member {
-    final String name;
-    final ActorRef<ConsumerGroup.Command> ref;
-    final DueCursor cursor;
-    boolean wants;
-    long noReadBeforeMs;
-
-    Member(String name, ActorRef<ConsumerGroup.Command> ref, DueCursor cursor) {
-      this.name = name;
-      this.ref = ref;
-      this.cursor = cursor;
-    }
-  }
 
   public static Behavior<Command> create(String topic, TopicSettings settings, OrderedStore store, long bucketMs,
       Executor storageExecutor, WakeTimer wakeTimer, Duration askTimeout) {
@@ -125,19 +105,14 @@ public final class DueFeed extends AbstractBehavior<DueFeed.Command> {
   private final String topic;
   private final TopicSettings settings;
   private final DueReader reader;
-  private final Executor storageExecutor;
-  private final WakeTimer wakeTimer;
+  private final DueReads reads;
+  private final EarliestWake wake;
   private final Duration askTimeout;
   /** The topic's read position: what the groups at the head have been handed. */
   private final DueCursor head;
-  private final Map<ActorRef<ConsumerGroup.Command>, Member> members = new LinkedHashMap<>();
-  /** Removed while a read ran: dropped from what that read returns. Cleared once no read runs. */
-  private final Set<ByteBuffer> removedDuringReads = new HashSet<>();
-  private int readsRunning;
+  private final Map<ActorRef<ConsumerGroup.Command>, FeedMember> members = new LinkedHashMap<>();
   private final Map<Long, PendingSettle> settles = new HashMap<>();
   private long settlesStarted;
-  private Cancellable wake;
-  private long wakeAtMs = Long.MAX_VALUE;
 
   private DueFeed(ActorContext<Command> ctx, String topic, TopicSettings settings, DueReader reader,
       Executor storageExecutor, WakeTimer wakeTimer, Duration askTimeout) {
@@ -145,8 +120,9 @@ public final class DueFeed extends AbstractBehavior<DueFeed.Command> {
     this.topic = topic;
     this.settings = settings;
     this.reader = reader;
-    this.storageExecutor = storageExecutor;
-    this.wakeTimer = wakeTimer;
+    this.reads = new DueReads(topic, settings, reader, storageExecutor);
+    ActorRef<Command> self = ctx.getSelf();
+    this.wake = new EarliestWake(wakeTimer, () -> self.tell(new Wake()));
     this.askTimeout = askTimeout;
     this.head = new DueCursor(reader, null);
   }
@@ -167,22 +143,20 @@ public final class DueFeed extends AbstractBehavior<DueFeed.Command> {
         .onMessage(GroupStopped.class, this::onGroupStopped)
         .onMessage(GroupSettled.class, this::onGroupSettled)
         .onSignal(PostStop.class, s -> {
-          if (wake != null) {
-            wake.cancel();
-          }
+          wake.cancel();
           return this;
         })
         .build();
   }
 
   private Behavior<Command> onJoin(Join join) {
-    members.put(join.ref(), new Member(join.group(), join.ref(), new DueCursor(reader, join.startAfter())));
+    members.put(join.ref(), new FeedMember(join.group(), join.ref(), new DueCursor(reader, join.startAfter())));
     getContext().watchWith(join.ref(), new GroupStopped(join.ref()));
     return this;
   }
 
   private Behavior<Command> onDemand(Demand demand) {
-    Member member = members.get(demand.group());
+    FeedMember member = members.get(demand.group());
     if (member != null) {
       member.wants = true;
       readIfWanted();
@@ -202,9 +176,9 @@ public final class DueFeed extends AbstractBehavior<DueFeed.Command> {
 
   private Behavior<Command> onStored(Stored stored) {
     long now = System.currentTimeMillis();
-    scheduleWake(head.stored(stored, now, m -> {}), now);
-    for (Member m : members.values()) {
-      handOverLate(m, late -> m.cursor.stored(stored, now, late));
+    wake.schedule(head.stored(stored, now, m -> {}), now);
+    for (FeedMember m : members.values()) {
+      m.stored(stored, now);
     }
     readIfWanted();
     return this;
@@ -213,9 +187,7 @@ public final class DueFeed extends AbstractBehavior<DueFeed.Command> {
   private Behavior<Command> onRemoved(Removed removed) {
     ConsumerGroup.MessagesRemoved forGroups = new ConsumerGroup.MessagesRemoved(removed.storageKeys());
     members.keySet().forEach(g -> g.tell(forGroups));
-    if (readsRunning > 0) {
-      removed.storageKeys().forEach(k -> removedDuringReads.add(ByteBuffer.wrap(k)));
-    }
+    removed.storageKeys().forEach(reads::removed);
     return this;
   }
 
@@ -223,15 +195,15 @@ public final class DueFeed extends AbstractBehavior<DueFeed.Command> {
   private Behavior<Command> onMoved(Moved moved) {
     ConsumerGroup.MessagesRemoved gone = new ConsumerGroup.MessagesRemoved(List.of(moved.from()));
     members.keySet().forEach(g -> g.tell(gone));
-    if (readsRunning > 0 && !moved.to().sameKey(moved.from())) {
-      removedDuringReads.add(ByteBuffer.wrap(moved.from()));
+    if (!moved.to().sameKey(moved.from())) {
+      reads.removed(moved.from());
     }
     Stored stored = new Stored(moved.index(), List.of(moved.to()));
     long now = System.currentTimeMillis();
-    scheduleWake(head.stored(stored, now, m -> {}), now);
-    for (Member m : members.values()) {
+    wake.schedule(head.stored(stored, now, m -> {}), now);
+    for (FeedMember m : members.values()) {
       if (!moved.ackedBy().contains(m.name)) {
-        handOverLate(m, late -> m.cursor.stored(stored, now, late));
+        m.stored(stored, now);
       }
     }
     readIfWanted();
@@ -269,7 +241,7 @@ public final class DueFeed extends AbstractBehavior<DueFeed.Command> {
   }
 
   private Behavior<Command> onWake(Wake w) {
-    wakeAtMs = Long.MAX_VALUE;
+    wake.fired();
     head.woke();
     readIfWanted();
     return this;
@@ -281,22 +253,22 @@ public final class DueFeed extends AbstractBehavior<DueFeed.Command> {
    */
   private void readIfWanted() {
     long now = System.currentTimeMillis();
-    for (Member m : members.values()) {
-      if (m.wants && !m.cursor.reading() && behindHead(m)) {
+    for (FeedMember m : members.values()) {
+      if (m.wants && !m.cursor.reading() && m.behind(head)) {
         if (now >= m.noReadBeforeMs) {
           readForLaggard(m, now);
         } else {
-          scheduleWake(m.noReadBeforeMs + READ_AHEAD_MS, now);
+          wake.schedule(m.noReadBeforeMs + READ_AHEAD_MS, now);
         }
       }
     }
     if (head.reading() || !head.wantsRead(now, READ_AHEAD_MS)) {
       return;
     }
-    List<Member> participants = new ArrayList<>();
+    List<FeedMember> participants = new ArrayList<>();
     boolean wanted = false;
-    for (Member m : members.values()) {
-      if (!m.cursor.reading() && !behindHead(m)) {
+    for (FeedMember m : members.values()) {
+      if (!m.cursor.reading() && !m.behind(head)) {
         participants.add(m);
         wanted |= m.wants;
       }
@@ -306,55 +278,39 @@ public final class DueFeed extends AbstractBehavior<DueFeed.Command> {
     }
     head.readStarted();
     participants.forEach(m -> m.cursor.readStarted());
-    byte[] from = head.position();
-    readsRunning++;
-    CompletableFuture<DueReader.Chunk> read = CompletableFuture.supplyAsync(
-        () -> reader.read(topic, from, null, now + READ_AHEAD_MS, now, settings.readChunk()), storageExecutor);
+    CompletableFuture<DueReader.Chunk> read = reads.start(head.position(), null, now);
     getContext().pipeToSelf(read, (chunk, failure) -> new HeadRead(chunk, failure, participants));
   }
 
-  private void readForLaggard(Member m, long now) {
+  private void readForLaggard(FeedMember m, long now) {
     m.cursor.readStarted();
     byte[] from = m.cursor.position();
     byte[] bound = head.position();
-    readsRunning++;
-    CompletableFuture<DueReader.Chunk> read = CompletableFuture.supplyAsync(
-        () -> reader.read(topic, from, bound, now + READ_AHEAD_MS, now, settings.readChunk()), storageExecutor);
+    CompletableFuture<DueReader.Chunk> read = reads.start(from, bound, now);
     getContext().pipeToSelf(read, (chunk, failure) -> new LagRead(m, bound, chunk, failure));
   }
 
-  /**
-   * The shared read finished: each participant that asked for more takes its share and moves to the new
-   * head; one that did not stays where it is (it lags from now on) unless its share is empty anyway.
-   */
+  /** The shared read finished: each participant still a member takes its share (see {@link FeedMember}). */
   private Behavior<Command> onHeadRead(HeadRead done) {
     long now = System.currentTimeMillis();
-    readFinished();
+    reads.finished();
     if (done.failure() != null) {
       getContext().getLog().warn("reading due messages of topic {} failed; retrying", topic, done.failure());
-      scheduleWake(head.readFailed(now + settings.retryBackoff().toMillis(), now, m -> {}), now);
-      for (Member m : done.participants()) {
-        handOverLate(m, late -> m.cursor.movedTo(null, 0, now, late));
+      wake.schedule(head.readFailed(now + settings.retryBackoff().toMillis(), now, m -> {}), now);
+      for (FeedMember m : done.participants()) {
+        m.readFailed(now);
       }
-      clearRemovedIfIdle();
+      reads.forgetRemovedIfIdle();
       return this;
     }
     DueReader.Chunk chunk = done.chunk();
-    scheduleWake(head.readDone(chunk, now, m -> {}), now);
-    for (Member m : done.participants()) {
-      if (members.get(m.ref) != m) {
-        continue;
-      }
-      DueReader.Share share = chunk.forGroup(m.name, m.cursor.position(), this::removedDuringRead);
-      boolean takes = m.wants || share.isEmpty();
-      byte[] to = takes && chunk.lastKey() != null && DueKeys.compare(chunk.lastKey(), m.cursor.position()) > 0
-          ? chunk.lastKey() : null;
-      handOverLate(m, late -> m.cursor.movedTo(to, chunk.snapshotIndex(), now, late));
-      if (takes && !share.isEmpty()) {
-        handOver(m, share);
+    wake.schedule(head.readDone(chunk, now, m -> {}), now);
+    for (FeedMember m : done.participants()) {
+      if (members.get(m.ref) == m) {
+        m.takeHeadRead(chunk, now, reads::removedDuringRead);
       }
     }
-    clearRemovedIfIdle();
+    reads.forgetRemovedIfIdle();
     readIfWanted();
     return this;
   }
@@ -362,94 +318,24 @@ public final class DueFeed extends AbstractBehavior<DueFeed.Command> {
   /** A laggard's own read finished: it moves up to where the head stood when the read started, or less if full. */
   private Behavior<Command> onLagRead(LagRead done) {
     long now = System.currentTimeMillis();
-    readFinished();
-    Member m = done.member();
+    reads.finished();
+    FeedMember m = done.member();
     if (members.get(m.ref) != m) {
-      clearRemovedIfIdle();
+      reads.forgetRemovedIfIdle();
       return this;
     }
     if (done.failure() != null) {
       getContext().getLog().warn("reading due messages of topic {} for group '{}' failed; retrying", topic, m.name,
           done.failure());
-      handOverLate(m, late -> m.cursor.movedTo(null, 0, now, late));
+      m.readFailed(now);
       m.noReadBeforeMs = now + settings.retryBackoff().toMillis();
-      scheduleWake(m.noReadBeforeMs + READ_AHEAD_MS, now);
-      clearRemovedIfIdle();
+      wake.schedule(m.noReadBeforeMs + READ_AHEAD_MS, now);
+      reads.forgetRemovedIfIdle();
       return this;
     }
-    DueReader.Chunk chunk = done.chunk();
-    DueReader.Share share = chunk.forGroup(m.name, null, this::removedDuringRead);
-    byte[] to = chunk.full() ? chunk.lastKey() : done.bound();
-    handOverLate(m, late -> m.cursor.movedTo(to, chunk.snapshotIndex(), now, late));
-    if (!share.isEmpty()) {
-      handOver(m, share);
-    }
-    clearRemovedIfIdle();
+    m.takeOwnRead(done.chunk(), done.bound(), now, reads::removedDuringRead);
+    reads.forgetRemovedIfIdle();
     readIfWanted();
     return this;
-  }
-
-  private void handOver(Member m, DueReader.Share share) {
-    m.wants = false;
-    m.ref.tell(new ConsumerGroup.Due(share.messages(), share.delayed(), true));
-  }
-
-  /** Runs {@code step}, then hands the group at once what it found slipped behind the group's position. */
-  private static void handOverLate(Member m, Consumer<Consumer<DueMessage>> step) {
-    List<DueMessage> late = new ArrayList<>(0);
-    step.accept(late::add);
-    if (!late.isEmpty()) {
-      m.ref.tell(new ConsumerGroup.Due(late, List.of(), false));
-    }
-  }
-
-  private boolean behindHead(Member m) {
-    return DueKeys.compare(m.cursor.position(), head.position()) < 0;
-  }
-
-  private boolean removedDuringRead(byte[] key) {
-    return !removedDuringReads.isEmpty() && removedDuringReads.contains(ByteBuffer.wrap(key));
-  }
-
-  private void readFinished() {
-    readsRunning--;
-  }
-
-  private void clearRemovedIfIdle() {
-    if (readsRunning == 0) {
-      removedDuringReads.clear();
-    }
-  }
-
-  /**
-   * Wakes the feed a little before {@code atMs}, on the precise timer, unless an earlier wake is armed: a
-   * wake with nothing to do only costs a read, and the read it starts arms the next one.
-   */
-  private void scheduleWake(long atMs, long now) {
-    if (atMs == DueCursor.NO_WAKE) {
-      return;
-    }
-    long at = Math.min(atMs - READ_AHEAD_MS, now + MAX_TIMER_MS);
-    if (at >= wakeAtMs) {
-      return;
-    }
-    if (wake != null) {
-      wake.cancel();
-    }
-    wakeAtMs = at;
-    ActorRef<Command> self = getContext().getSelf();
-    wake = wakeTimer.at(at, () -> self.tell(new Wake()));
-  }
-
-  /** Storage keys in unsigned order, null (before the first key) lowest. */
-  static final class DueKeys {
-    private DueKeys() {}
-
-    static int compare(byte[] a, byte[] b) {
-      if (a == null || b == null) {
-        return a == null ? (b == null ? 0 : -1) : 1;
-      }
-      return Arrays.compareUnsigned(a, b);
-    }
   }
 }
