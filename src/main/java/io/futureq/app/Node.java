@@ -8,19 +8,17 @@ import io.futureq.api.HealthService;
 import io.futureq.api.NodeDirectory;
 import io.futureq.api.ProducerService;
 import io.futureq.config.ApiTlsSettings;
-import io.futureq.log.leader.PersistenceWarmUp;
 import io.futureq.config.BrokerSettings;
 import io.futureq.config.ManagementTlsSettings;
 import io.futureq.config.SecuritySettings;
 import io.futureq.config.StorageEngine;
 import io.futureq.config.StorageSettings;
-import io.futureq.tls.ReloadingTls;
-import io.futureq.journal.JournalBackend;
 import io.futureq.group.PreciseWakeTimer;
 import io.futureq.log.BrokerStateMachine;
 import io.futureq.log.EventLog;
 import io.futureq.log.LocalEventLog;
 import io.futureq.log.WriteQueueLimit;
+import io.futureq.log.leader.PersistenceWarmUp;
 import io.futureq.log.raft.RaftEventLog;
 import io.futureq.metrics.LogMetrics;
 import io.futureq.metrics.MetricsServer;
@@ -28,12 +26,14 @@ import io.futureq.metrics.TopicMetrics;
 import io.futureq.storage.MemoryStore;
 import io.futureq.storage.OrderedStore;
 import io.futureq.storage.RocksStore;
+import io.futureq.tls.ReloadingTls;
 import io.futureq.topic.AppliedAnnouncer;
 import io.futureq.topic.LocalTopics;
 import io.futureq.topic.TopicContext;
 import io.futureq.topic.TopicEntity;
 import io.futureq.topic.TopicRouter;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
@@ -45,19 +45,20 @@ import org.apache.pekko.actor.CoordinatedShutdown;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.DispatcherSelector;
+import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.actor.typed.SpawnProtocol;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.cluster.MemberStatus;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.Join;
 import org.apache.pekko.http.javadsl.ConnectionContext;
 import org.apache.pekko.http.javadsl.Http;
 import org.apache.pekko.http.javadsl.ServerBinding;
-import org.apache.pekko.cluster.MemberStatus;
-import org.apache.pekko.persistence.Persistence;
-import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.management.cluster.bootstrap.ClusterBootstrap;
 import org.apache.pekko.management.javadsl.PekkoManagement;
+import org.apache.pekko.persistence.Persistence;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -188,7 +189,7 @@ public final class Node implements AutoCloseable {
     // Pekko Persistence starts on first use, and its first use on a node was the write leader's recovery when the
     // node became Raft leader: starting it, its plugins and its code then cost a failover 0.5-0.8 s.
     Persistence.get(Adapter.toClassic(system));
-    system.systemActorOf(PersistenceWarmUp.create(), "persistence-warm-up", org.apache.pekko.actor.typed.Props.empty());
+    system.systemActorOf(PersistenceWarmUp.create(), "persistence-warm-up", Props.empty());
     Executor storageExecutor =
         system.dispatchers().lookup(DispatcherSelector.fromConfig("futureq-blocking-dispatcher"));
     PreciseWakeTimer wakeTimer = new PreciseWakeTimer();
@@ -203,7 +204,7 @@ public final class Node implements AutoCloseable {
         access);
     // Subscriber sessions live under their own guardian, not as system actors of their own.
     ActorRef<SpawnProtocol.Command> sessions = system.systemActorOf(SpawnProtocol.create(), "subscribers",
-        org.apache.pekko.actor.typed.Props.empty());
+        Props.empty());
     ConsumerService consumer = new ConsumerService(system, sessions, settings.api(), settings.group(),
         settings.topic(), router, access);
     AdminService admin = new AdminService(system, store, storageExecutor, router, settings.cluster().nodeId(),
@@ -216,7 +217,7 @@ public final class Node implements AutoCloseable {
     int grpcPort = binding.localAddress().getPort();
     String grpcAddress = settings.api().advertised().at(grpcPort);
     system.systemActorOf(NodeDirectory.create(settings.cluster().nodeId(), cluster.selfMember().address().toString(),
-        grpcAddress, localTopics), NodeDirectory.NAME, org.apache.pekko.actor.typed.Props.empty());
+        grpcAddress, localTopics), NodeDirectory.NAME, Props.empty());
     if (!clustered) {
       awaitSelfDescribed(system, askTimeout); // a clustered node is described once it has joined
     }
@@ -327,7 +328,7 @@ public final class Node implements AutoCloseable {
   }
 
   /** Why the node shut down, if it did so on its own (not asked by a signal or {@link #close}). */
-  public java.util.Optional<ReplicaFailed> failure() {
+  public Optional<ReplicaFailed> failure() {
     return CoordinatedShutdown.get(system).getShutdownReason()
         .filter(ReplicaFailed.class::isInstance).map(ReplicaFailed.class::cast);
   }
