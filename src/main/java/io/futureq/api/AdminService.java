@@ -3,52 +3,53 @@ package io.futureq.api;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.futureq.api.grpc.AddRaftPeerRequest;
 import io.futureq.api.grpc.AdminPowerApi;
-import io.futureq.api.grpc.RaftInfo;
-import io.futureq.api.grpc.RemoveRaftPeerRequest;
 import io.futureq.api.grpc.ClusterInfo;
-import io.futureq.api.grpc.GetClusterInfoRequest;
-import io.futureq.api.grpc.GetTopicStatsRequest;
-import io.futureq.api.grpc.GroupStats;
-import io.futureq.api.grpc.Lateness;
-import io.futureq.api.grpc.ListTopicsRequest;
-import io.futureq.api.grpc.ListTopicsResponse;
-import io.futureq.api.grpc.Member;
-import io.futureq.api.grpc.TopicSummary;
 import io.futureq.api.grpc.DeleteGroupRequest;
 import io.futureq.api.grpc.DeleteGroupResponse;
 import io.futureq.api.grpc.DeleteTopicRequest;
 import io.futureq.api.grpc.DeleteTopicResponse;
+import io.futureq.api.grpc.GetClusterInfoRequest;
 import io.futureq.api.grpc.GetMessageRequest;
+import io.futureq.api.grpc.GetTopicStatsRequest;
+import io.futureq.api.grpc.GroupStats;
+import io.futureq.api.grpc.Lateness;
 import io.futureq.api.grpc.ListMessagesRequest;
 import io.futureq.api.grpc.ListMessagesResponse;
+import io.futureq.api.grpc.ListTopicsRequest;
+import io.futureq.api.grpc.ListTopicsResponse;
+import io.futureq.api.grpc.Member;
 import io.futureq.api.grpc.PendingMessage;
 import io.futureq.api.grpc.PurgeTopicRequest;
 import io.futureq.api.grpc.PurgeTopicResponse;
+import io.futureq.api.grpc.RaftInfo;
+import io.futureq.api.grpc.RemoveRaftPeerRequest;
 import io.futureq.api.grpc.RescheduleMessageRequest;
 import io.futureq.api.grpc.RescheduleMessageResponse;
+import io.futureq.api.grpc.TopicStats;
+import io.futureq.api.grpc.TopicSummary;
 import io.futureq.config.ApiSettings;
 import io.futureq.log.BrokerStateMachine;
 import io.futureq.log.EventLog;
-import io.futureq.topic.GroupBacklog;
-import io.futureq.security.Permission;
-import io.futureq.security.Principal;
-import java.util.function.Supplier;
 import io.futureq.log.GroupRegistry;
 import io.futureq.log.proto.TopicMeta;
+import io.futureq.security.Permission;
+import io.futureq.security.Principal;
 import io.futureq.storage.OrderedStore;
 import io.futureq.storage.StorageKeys;
+import io.futureq.topic.GroupBacklog;
 import io.futureq.topic.TopicRouter;
-import io.futureq.topic.TopicStats;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Executor;
+import io.grpc.Status;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.function.Supplier;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.grpc.javadsl.Metadata;
@@ -123,11 +124,11 @@ public final class AdminService implements AdminPowerApi {
   }
 
   @Override
-  public CompletionStage<io.futureq.api.grpc.TopicStats> getTopicStats(GetTopicStatsRequest in, Metadata metadata) {
+  public CompletionStage<TopicStats> getTopicStats(GetTopicStatsRequest in, Metadata metadata) {
     return access.unary(metadata, Permission.ADMIN, in.getTopic(), () -> getTopicStats(in));
   }
 
-  private CompletionStage<io.futureq.api.grpc.TopicStats> getTopicStats(GetTopicStatsRequest in) {
+  private CompletionStage<TopicStats> getTopicStats(GetTopicStatsRequest in) {
     try {
       RequestValidator.topic("topic", in.getTopic());
       if (!state.knowsTopic(in.getTopic())) {
@@ -191,8 +192,9 @@ public final class AdminService implements AdminPowerApi {
     }
   }
 
-  private static io.futureq.api.grpc.TopicStats toProto(TopicStats s) {
-    io.futureq.api.grpc.TopicStats.Builder out = io.futureq.api.grpc.TopicStats.newBuilder().setTopic(s.topic())
+  // fqn: the broker's TopicStats, beside the gRPC message of the same name (imported)
+  private static TopicStats toProto(io.futureq.topic.TopicStats s) {
+    TopicStats.Builder out = TopicStats.newBuilder().setTopic(s.topic())
         .setPending(s.pending()).setDueNow(s.dueNow()).setNextDueUnixMs(s.nextDueMs())
         .setOldestDueAgeMs(s.oldestDueAgeMs());
     Map<String, GroupBacklog> backlogs = new HashMap<>();
@@ -285,14 +287,14 @@ public final class AdminService implements AdminPowerApi {
   private void requireMember(String nodeId) {
     RaftInfo status = raft.status();
     if (!status.getPeersMap().containsKey(nodeId) && !status.getListenersMap().containsKey(nodeId)) {
-      throw new InvalidRequest(io.grpc.Status.Code.NOT_FOUND, "node_id: " + nodeId + " is not a member of the Raft "
-          + "group (voters: " + String.join(", ", new java.util.TreeSet<>(status.getPeersMap().keySet())) + ")");
+      throw new InvalidRequest(Status.Code.NOT_FOUND, "node_id: " + nodeId + " is not a member of the Raft "
+          + "group (voters: " + String.join(", ", new TreeSet<>(status.getPeersMap().keySet())) + ")");
     }
   }
 
   private void requireCluster() {
     if (raft == null) {
-      throw new InvalidRequest(io.grpc.Status.Code.FAILED_PRECONDITION,
+      throw new InvalidRequest(Status.Code.FAILED_PRECONDITION,
           "this broker runs standalone (futureq.cluster.enabled = false): there is no Raft group");
     }
   }

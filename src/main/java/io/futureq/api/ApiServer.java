@@ -18,14 +18,15 @@ import org.apache.pekko.grpc.javadsl.ServerReflection;
 import org.apache.pekko.grpc.javadsl.ServiceHandler;
 import org.apache.pekko.http.javadsl.ConnectionContext;
 import org.apache.pekko.http.javadsl.Http;
-import org.apache.pekko.http.javadsl.ServerBuilder;
 import org.apache.pekko.http.javadsl.ServerBinding;
+import org.apache.pekko.http.javadsl.ServerBuilder;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.RequestEntity;
-import org.apache.pekko.util.ByteString;
 import org.apache.pekko.japi.function.Function;
 import org.apache.pekko.stream.Materializer;
+import org.apache.pekko.stream.scaladsl.Flow;
+import org.apache.pekko.util.ByteString;
 
 /**
  * Binds the gRPC services (plus health and reflection) on one HTTP/2 port: cleartext HTTP/2, or with TLS, HTTP/2
@@ -61,6 +62,7 @@ public final class ApiServer {
     var limit = scalaFlow(GrpcMessageLimit.flow(maxMessage));
     var limitThenDrain = scalaFlow(GrpcMessageLimit.flow(maxMessage).via(UnaryRequestDrain.flow()));
     Function<HttpRequest, CompletionStage<HttpResponse>> limited = request -> {
+      // fqn: the Scala model's RequestEntity (it takes a Scala Flow), beside the Java one (imported)
       var entity = (org.apache.pekko.http.scaladsl.model.RequestEntity) request.entity();
       // grpc-java clients accept gzip, and pekko-grpc then compresses every response message on its
       // own, with a fresh deflater: a fifth of the broker's CPU in a burst for ~100-byte deliveries.
@@ -91,8 +93,8 @@ public final class ApiServer {
   }
 
   @SuppressWarnings({"unchecked", "rawtypes"})
-  private static org.apache.pekko.stream.scaladsl.Flow<ByteString, ByteString, Object> scalaFlow(
+  private static Flow<ByteString, ByteString, Object> scalaFlow( // fqn: the Java DSL's Flow, beside the Scala one
       org.apache.pekko.stream.javadsl.Flow<ByteString, ByteString, ?> flow) {
-    return (org.apache.pekko.stream.scaladsl.Flow) flow.asScala();
+    return (Flow) flow.asScala();
   }
 }

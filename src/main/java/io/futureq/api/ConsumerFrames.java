@@ -1,16 +1,16 @@
 package io.futureq.api;
 
-import io.futureq.api.grpc.ConsumerFrame;
 import com.google.protobuf.UnsafeByteOperations;
+import io.futureq.api.grpc.ConsumerFrame;
 import io.futureq.api.grpc.Delivery;
 import io.futureq.api.grpc.DeliveryFrame;
 import io.futureq.api.grpc.Subscribed;
 import io.futureq.api.grpc.TagRange;
 import io.futureq.group.GroupDelivery;
-import io.futureq.storage.MessageIds;
 import io.futureq.group.SubscriberSession;
 import io.futureq.group.TagRanges;
 import io.futureq.log.proto.StoredMessage;
+import io.futureq.storage.MessageIds;
 import io.grpc.Status;
 import java.time.Duration;
 import java.util.ArrayList;

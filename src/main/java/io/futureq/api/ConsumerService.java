@@ -1,7 +1,7 @@
 package io.futureq.api;
 
-import io.futureq.api.grpc.ConsumerPowerApi;
 import io.futureq.api.grpc.ConsumerFrame;
+import io.futureq.api.grpc.ConsumerPowerApi;
 import io.futureq.api.grpc.DeliveryFrame;
 import io.futureq.config.ApiSettings;
 import io.futureq.config.GroupSettings;
@@ -16,7 +16,6 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletionStage;
 import org.apache.pekko.NotUsed;
-import org.apache.pekko.grpc.javadsl.Metadata;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
@@ -26,6 +25,7 @@ import org.apache.pekko.actor.typed.SupervisorStrategy;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.grpc.GrpcServiceException;
+import org.apache.pekko.grpc.javadsl.Metadata;
 import org.apache.pekko.japi.Pair;
 import org.apache.pekko.stream.OverflowStrategy;
 import org.apache.pekko.stream.javadsl.Source;

@@ -1,5 +1,6 @@
 package io.futureq.api;
 
+import com.google.protobuf.InvalidProtocolBufferException;
 import io.futureq.log.Failures;
 import io.futureq.log.LogClosedException;
 import io.futureq.log.LogOverloadedException;
@@ -13,7 +14,11 @@ import io.grpc.Status;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeoutException;
+import org.apache.pekko.actor.ActorSystem;
 import org.apache.pekko.grpc.GrpcServiceException;
+import org.apache.pekko.grpc.Trailers;
+import org.apache.pekko.grpc.javadsl.GrpcExceptionHandler;
+import org.apache.pekko.japi.Function;
 import org.apache.pekko.pattern.StatusReply;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,7 +34,7 @@ final class GrpcErrors {
     if (t instanceof GrpcServiceException g) {
       return g.getStatus();
     }
-    if (t instanceof com.google.protobuf.InvalidProtocolBufferException) {
+    if (t instanceof InvalidProtocolBufferException) {
       return Status.INVALID_ARGUMENT.withDescription("malformed protobuf message: " + t.getMessage());
     }
     if (t instanceof NotAuthenticated) {
@@ -68,19 +73,18 @@ final class GrpcErrors {
   }
 
   /** For pekko-grpc's handlers: failures before our code runs (decoding) get the same mapping. */
-  static org.apache.pekko.japi.Function<org.apache.pekko.actor.ActorSystem,
-      org.apache.pekko.japi.Function<Throwable, org.apache.pekko.grpc.Trailers>> handler() {
-    var pekkoDefault = org.apache.pekko.grpc.javadsl.GrpcExceptionHandler.defaultMapper();
+  static Function<ActorSystem, Function<Throwable, Trailers>> handler() {
+    var pekkoDefault = GrpcExceptionHandler.defaultMapper();
     return system -> {
       var fallback = pekkoDefault.apply(system);
-      return failure -> ours(Failures.cause(failure)) ? org.apache.pekko.grpc.Trailers.apply(toStatus(failure))
+      return failure -> ours(Failures.cause(failure)) ? Trailers.apply(toStatus(failure))
           : fallback.apply(failure);
     };
   }
 
   /** Failures this map knows; others (unknown method, ...) keep pekko-grpc's own statuses. */
   private static boolean ours(Throwable t) {
-    return t instanceof com.google.protobuf.InvalidProtocolBufferException || t instanceof InvalidRequest
+    return t instanceof InvalidProtocolBufferException || t instanceof InvalidRequest
         || t instanceof GrpcServiceException || t instanceof StorageException || t instanceof LogClosedException
         || t instanceof LogUnavailableException || t instanceof LogOverloadedException
         || t instanceof LogRejectedException || t instanceof NotAuthenticated || t instanceof PermissionDenied

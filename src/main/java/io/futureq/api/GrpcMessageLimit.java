@@ -1,8 +1,10 @@
 package io.futureq.api;
 
 import io.grpc.Status;
+import java.util.Optional;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.grpc.GrpcServiceException;
+import org.apache.pekko.japi.Pair;
 import org.apache.pekko.stream.javadsl.Flow;
 import org.apache.pekko.util.ByteString;
 
@@ -27,8 +29,8 @@ final class GrpcMessageLimit {
   static Flow<ByteString, ByteString, NotUsed> flow(long maxBytes) {
     return Flow.<ByteString>create().statefulMap(() -> new GrpcMessageLimit(maxBytes), (limit, chunk) -> {
       limit.check(chunk);
-      return org.apache.pekko.japi.Pair.create(limit, chunk);
-    }, limit -> java.util.Optional.empty());
+      return Pair.create(limit, chunk);
+    }, limit -> Optional.empty());
   }
 
   private void check(ByteString chunk) {

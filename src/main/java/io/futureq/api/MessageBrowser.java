@@ -61,7 +61,8 @@ final class MessageBrowser {
     byte[] from = StorageKeys.messageRangeStart(hash, in.getFromUnixMs() / bucketMs);
     if (!in.getPageToken().isEmpty()) {
       // The smallest key after the token's, so the next page starts right behind the last one.
-      byte[] after = Arrays.copyOf(storageKey(topic, in.getPageToken(), "page_token"), StorageKeys.MESSAGE_KEY_LENGTH + 1);
+      byte[] after = Arrays.copyOf(storageKey(topic, in.getPageToken(), "page_token"),
+          StorageKeys.MESSAGE_KEY_LENGTH + 1);
       from = Arrays.compareUnsigned(after, from) > 0 ? after : from;
     }
     byte[] end = to == Long.MAX_VALUE ? StorageKeys.messageRangeEnd(hash)

@@ -18,6 +18,7 @@ import io.futureq.log.proto.Reschedule;
 import io.futureq.storage.MessageIds;
 import io.futureq.topic.TopicEntity;
 import io.grpc.Status;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -77,7 +78,7 @@ final class TopicAdmin {
         .thenCompose(response -> settled(topic, response));
   }
 
-  private record PurgeDone(long removed, java.util.List<String> groups) {}
+  private record PurgeDone(long removed, List<String> groups) {}
 
   private CompletableFuture<PurgeDone> purgeFrom(String topic, long beforeEventId, long removedSoFar,
       boolean deleteTopic, long roundsLeft) {

@@ -14,9 +14,9 @@ import org.apache.pekko.cluster.MemberStatus;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.Down;
 import org.apache.pekko.remote.RemoteActorRefProvider;
-import scala.Option;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import scala.Option;
 
 /**
  * Downs a member as soon as the Raft peer watch saw its process die (its Raft port refuses connections), so

@@ -23,6 +23,7 @@ public final class Readiness implements Extension {
     return ID.get(Adapter.toClassic(system));
   }
 
+  // fqn: the classic ActorSystem, beside the typed one (imported)
   static Readiness get(org.apache.pekko.actor.ActorSystem system) {
     return ID.get(system);
   }

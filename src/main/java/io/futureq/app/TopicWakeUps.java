@@ -29,8 +29,8 @@ final class TopicWakeUps {
     });
   }
 
-  static void everyIntervalAndOnMemberRemoved(ActorSystem<Guardian.Command> system, Duration interval, OrderedStore store,
-      TopicRouter router) {
+  static void everyIntervalAndOnMemberRemoved(ActorSystem<Guardian.Command> system, Duration interval,
+      OrderedStore store, TopicRouter router) {
     system.scheduler().scheduleWithFixedDelay(interval, interval, () -> wakeAll(store, router),
         system.executionContext());
     Guardian.start(system, "topic-wake-ups", onMemberRemoved(store, router), Guardian.OnFailure.RESTART);

@@ -11,6 +11,7 @@ import java.util.Locale;
 import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -77,7 +78,8 @@ final class BenchCommand implements Callable<Integer> {
   @Option(names = "--producers", defaultValue = "2", description = "Producer threads (default ${DEFAULT-VALUE}).")
   int producers;
 
-  @Option(names = "--consumers", defaultValue = "2", description = "Consumers in each group (default ${DEFAULT-VALUE}).")
+  @Option(names = "--consumers", defaultValue = "2",
+      description = "Consumers in each group (default ${DEFAULT-VALUE}).")
   int consumers;
 
   @Option(names = "--groups", defaultValue = "1", description = "Consumer groups on the topic, each receiving every "
@@ -126,7 +128,7 @@ final class BenchCommand implements Callable<Integer> {
       return null;
     }
     try {
-      return client.topicStats(plan.topic()).get(10, java.util.concurrent.TimeUnit.SECONDS).getGroupsList().stream()
+      return client.topicStats(plan.topic()).get(10, TimeUnit.SECONDS).getGroupsList().stream()
           .filter(g -> g.getName().equals(plan.group())).map(GroupStats::getLateness).findFirst().orElse(null);
     } catch (Exception e) {
       return null;

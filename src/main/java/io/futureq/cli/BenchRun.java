@@ -1,5 +1,6 @@
 package io.futureq.cli;
 
+import io.futureq.api.grpc.AckLevel;
 import io.futureq.client.ConsumerOptions;
 import io.futureq.client.FutureQClient;
 import io.futureq.client.FutureQConsumer;
@@ -10,11 +11,15 @@ import java.io.PrintWriter;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import org.HdrHistogram.ConcurrentHistogram;
@@ -35,10 +40,11 @@ final class BenchRun {
    */
   record Plan(String topic, String group, int groups, int messages, int payloadBytes, Duration delayMin,
       Duration delayMax, boolean burst, int producers, int consumers, int batch, int maxInFlight,
-      io.futureq.api.grpc.AckLevel ackLevel, Duration extraWait, int publishWindow, long rate) {
+      AckLevel ackLevel, Duration extraWait, int publishWindow, long rate) {
     /**
      * The warm-up for this plan: the same producers, batch, credit, payload and ack level on its own topic, due
-     * 0-1 s after publishing, not paced. It always has consumers, so it leaves nothing stored, even before a publish-only run.
+     * 0-1 s after publishing, not paced. It always has consumers, so it leaves nothing stored, even before a
+     * publish-only run.
      */
     Plan warmup(int warmupMessages) {
       return new Plan(topic + "-warmup", group, groups, warmupMessages, payloadBytes, Duration.ZERO, WARMUP_MAX_DELAY,
@@ -169,8 +175,8 @@ final class BenchRun {
     }
     for (FutureQConsumer consumer : consumers) {
       try {
-        consumer.subscribed().get(30, java.util.concurrent.TimeUnit.SECONDS);
-      } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+        consumer.subscribed().get(30, TimeUnit.SECONDS);
+      } catch (ExecutionException | TimeoutException e) {
         throw new IllegalStateException("subscribing to " + plan.topic() + " failed: " + e.getMessage(), e);
       }
     }
@@ -194,7 +200,7 @@ final class BenchRun {
 
   private void produce(int count, long burstDue, Set<String> published, AtomicLong errors) {
     byte[] payload = new byte[plan.payloadBytes()];
-    java.util.Arrays.fill(payload, (byte) 'x');
+    Arrays.fill(payload, (byte) 'x');
     ProducerOptions options = ProducerOptions.defaults().withBatchMessages(plan.batch()).withAckLevel(plan.ackLevel())
         .withMaxOutstandingMessages(plan.publishWindow());
     boolean track = plan.consumers() > 0;

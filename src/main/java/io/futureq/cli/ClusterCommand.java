@@ -53,7 +53,8 @@ final class ClusterCommand extends BrokerCommand {
         .put("storage", info.getStorage())
         .putObjects("members", info.getMembersList().stream().map(m -> Json.object().put("node_id", m.getNodeId())
             .put("address", m.getAddress()).put("grpc_address", m.getGrpcAddress()).put("status", m.getStatus())
-            .put("reachable", m.getReachable()).put("self", m.getSelf()).putStrings("roles", m.getRolesList()).putStrings("topics", m.getTopicsList()))
+            .put("reachable", m.getReachable()).put("self", m.getSelf()).putStrings("roles", m.getRolesList())
+            .putStrings("topics", m.getTopicsList()))
             .toList());
     if (info.hasRaft()) {
       RaftInfo raft = info.getRaft();

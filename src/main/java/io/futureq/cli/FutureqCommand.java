@@ -2,6 +2,7 @@ package io.futureq.cli;
 
 import ch.qos.logback.classic.Level;
 import io.futureq.app.CommonPool;
+import java.io.PrintWriter;
 import java.util.List;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
@@ -37,7 +38,7 @@ public final class FutureqCommand implements Runnable {
 
   private static int badArguments(CommandLine.ParameterException e, String[] args) {
     CommandLine command = e.getCommandLine();
-    java.io.PrintWriter err = command.getErr();
+    PrintWriter err = command.getErr();
     err.println("futureq: " + e.getMessage());
     List<String> suggestions = e instanceof CommandLine.UnmatchedArgumentException u ? u.getSuggestions() : List.of();
     err.println((suggestions.isEmpty() ? "" : "Did you mean " + String.join(" or ", suggestions) + "? ")

@@ -5,6 +5,7 @@ import io.futureq.api.grpc.ListMessagesResponse;
 import io.futureq.api.grpc.PendingMessage;
 import io.futureq.client.FutureQClient;
 import java.time.Instant;
+import java.util.Arrays;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -68,7 +69,7 @@ final class PeekCommand extends BrokerCommand {
       Object[] row = {m.getMessageId(), m.getKey().isEmpty() ? "-" : m.getKey(), PendingMessages.due(m.getDueUnixMs()),
           PendingMessages.due(m.getEnqueuedUnixMs()), m.getSize(), PendingMessages.headers(m.getHeadersMap()),
           payload ? PendingMessages.payload(m) : null};
-      table.row(payload ? row : java.util.Arrays.copyOf(row, 6));
+      table.row(payload ? row : Arrays.copyOf(row, 6));
     }
     table.print(out());
     if (!page.getNextPageToken().isEmpty()) {

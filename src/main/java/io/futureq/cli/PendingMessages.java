@@ -35,6 +35,7 @@ final class PendingMessages {
   /** The payload as text, quoted so that a newline cannot start a fake line; base64 when not UTF-8. */
   static String payload(PendingMessage m) {
     String text = ConsumeCommand.utf8(m.getPayload().toByteArray());
-    return text != null ? Json.quote(text) : "base64:" + Base64.getEncoder().encodeToString(m.getPayload().toByteArray());
+    return text != null ? Json.quote(text)
+        : "base64:" + Base64.getEncoder().encodeToString(m.getPayload().toByteArray());
   }
 }

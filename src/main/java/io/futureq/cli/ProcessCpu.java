@@ -1,5 +1,6 @@
 package io.futureq.cli;
 
+import com.sun.management.OperatingSystemMXBean;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
@@ -25,7 +26,7 @@ final class ProcessCpu {
 
   /** This JVM's process. */
   static ProcessCpu self() {
-    if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
+    if (ManagementFactory.getOperatingSystemMXBean() instanceof OperatingSystemMXBean os
         && os.getProcessCpuTime() >= 0) {
       return new ProcessCpu(os::getProcessCpuTime);
     }

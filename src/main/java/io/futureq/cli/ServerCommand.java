@@ -1,5 +1,6 @@
 package io.futureq.cli;
 
+import com.typesafe.config.ConfigException;
 import io.futureq.app.Node;
 import io.futureq.app.StartupException;
 import io.futureq.config.BrokerSettings;
@@ -35,7 +36,7 @@ final class ServerCommand implements Callable<Integer> {
     } catch (SettingsException e) {
       System.err.println("futureq: " + e.getMessage());
       return BAD_START;
-    } catch (com.typesafe.config.ConfigException e) {
+    } catch (ConfigException e) {
       System.err.println("futureq: invalid configuration: " + e.getMessage());
       return BAD_START;
     }

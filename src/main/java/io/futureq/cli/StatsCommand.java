@@ -9,6 +9,7 @@ import io.futureq.client.FutureQClient;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Locale;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -92,7 +93,7 @@ final class StatsCommand extends BrokerCommand {
       table.row(g.getName().isEmpty() ? "(universal)" : g.getName(), g.getConsumers(), g.getInFlight(),
           g.getReady(), g.getDelayed(), g.getName().isEmpty() ? "-" : g.getLag(),
           g.getName().isEmpty() ? "-" : DurationConverter.format(Duration.ofMillis(g.getOldestUnackedDueAgeMs())),
-          l.getDeliveries() == 0 ? "-" : String.format(java.util.Locale.ROOT,
+          l.getDeliveries() == 0 ? "-" : String.format(Locale.ROOT,
               "%.1f/%.1f/%.1f", l.getP50Us() / 1000.0, l.getP99Us() / 1000.0, l.getMaxUs() / 1000.0));
     }
     table.print(out);

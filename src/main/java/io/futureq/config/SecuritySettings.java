@@ -2,6 +2,7 @@ package io.futureq.config;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -27,7 +28,7 @@ public record SecuritySettings(boolean allowInsecure, ApiTlsSettings tls, AuthSe
   void check(ApiSettings api, List<String> problems) {
     auth.check(problems);
     if (!allowInsecure && !isLoopback(api.host()) && (!tls.enabled() || !auth.enabled())) {
-      List<String> missing = new java.util.ArrayList<>();
+      List<String> missing = new ArrayList<>();
       if (!tls.enabled()) {
         missing.add("futureq.security.tls.enabled = false");
       }

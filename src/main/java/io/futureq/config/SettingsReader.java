@@ -40,11 +40,11 @@ final class SettingsReader {
     return value;
   }
 
-  java.util.List<String> stringList(String key) {
+  List<String> stringList(String key) {
     try {
       return config.getStringList(key);
     } catch (ConfigException e) {
-      return fail(key, e, java.util.List.of());
+      return fail(key, e, List.of());
     }
   }
 

@@ -35,6 +35,7 @@ public record StorageSettings(
 
   /** Settings for a store in {@code dir} with defaults fit for tests and tools. */
   public static StorageSettings defaults(Path dir) {
-    return new StorageSettings(StorageEngine.ROCKSDB, dir, true, 32L << 20, 16L << 20, 4, true, 1024, 100_000, 1L << 30);
+    return new StorageSettings(StorageEngine.ROCKSDB, dir, true, 32L << 20, 16L << 20, 4, true, 1024, 100_000,
+        1L << 30);
   }
 }

@@ -2,6 +2,7 @@ package io.futureq.group;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 
 /** Live consumers of a group in round-robin order, each with its credit (max in flight). */
 final class CreditRoundRobin<C> {
@@ -73,7 +74,7 @@ final class CreditRoundRobin<C> {
   }
 
   /** As {@link #takeEach()}, handing each consumer to {@code each}: nothing is allocated per message. */
-  void takeEach(java.util.function.Consumer<C> each) {
+  void takeEach(Consumer<C> each) {
     for (int i = 0; i < slots.size(); i++) {
       Slot<C> slot = slots.get(i);
       if (slot.inFlight < slot.maxInFlight) {

@@ -15,6 +15,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * Reads a topic's due messages in bounded chunks, in key order, from one consistent snapshot, for all
@@ -40,7 +41,7 @@ final class DueReader {
      * (null: all) that it has not acked; those it nacked with a delay come apart, to be held until the
      * mark's time (a restart or a topic move came since the nack).
      */
-    Share forGroup(String group, byte[] after, java.util.function.Predicate<byte[]> dropped) {
+    Share forGroup(String group, byte[] after, Predicate<byte[]> dropped) {
       List<DueMessage> out = new ArrayList<>(messages.size());
       List<ConsumerGroup.NackDelayed> delayed = new ArrayList<>(0);
       for (DueMessage m : messages) {
@@ -92,7 +93,8 @@ final class DueReader {
     long lastDueBucket = (untilMs + 1) / bucketMs - 1;
     byte[] from = afterKey == null ? StorageKeys.messageRangeStart(hash, 0) : successor(afterKey);
     byte[] dueEnd = StorageKeys.messageRangeStart(hash, lastDueBucket + 1);
-    byte[] end = upToKey != null && Arrays.compareUnsigned(successor(upToKey), dueEnd) < 0 ? successor(upToKey) : dueEnd;
+    byte[] end = upToKey != null && Arrays.compareUnsigned(successor(upToKey), dueEnd) < 0
+        ? successor(upToKey) : dueEnd;
     List<DueMessage> out = new ArrayList<>();
     List<byte[]> nackDelayed = new ArrayList<>(0);
     byte[] lastKey = null;

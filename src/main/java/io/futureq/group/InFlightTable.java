@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Predicate;
 
 /**
  * Deliveries awaiting an ack, by consumer and tag. A consumer's tags count up with each delivery
@@ -73,7 +74,7 @@ final class InFlightTable<C> {
   }
 
   /** Removes and returns every entry whose message {@code gone} names (cancelled or expired). */
-  List<Entry<C>> removeMessages(java.util.function.Predicate<DueMessage> gone) {
+  List<Entry<C>> removeMessages(Predicate<DueMessage> gone) {
     List<Entry<C>> out = new ArrayList<>();
     for (TagWindow<C> window : byConsumer.values()) {
       window.removeIf(gone, out);
@@ -141,7 +142,7 @@ final class InFlightTable<C> {
       }
     }
 
-    void removeIf(java.util.function.Predicate<DueMessage> gone, List<Entry<C>> out) {
+    void removeIf(Predicate<DueMessage> gone, List<Entry<C>> out) {
       for (int i = 0; i < span; i++) {
         int slot = (head + i) & (ring.length - 1);
         if (ring[slot] != null && gone.test(ring[slot].message)) {

@@ -24,7 +24,10 @@ final class ReplicaCatchUp {
     this.confirmed = gc.eventLog().recoveries();
   }
 
-  /** True when the group may deliver; otherwise the feed has been asked and a {@link ConsumerGroup.CaughtUp} follows. */
+  /**
+   * True when the group may deliver; otherwise the feed has been asked and a {@link ConsumerGroup.CaughtUp}
+   * follows.
+   */
   boolean caughtUp() {
     long recoveries = gc.eventLog().recoveries();
     if (recoveries == confirmed) {

@@ -115,16 +115,17 @@ final class ApplyContext implements AutoCloseable {
   }
 
   /**
-   * The first {@code limit} message keys with {@code from <= key < end} ({@code end} null: to the end) whose event id passes {@code keep}, in
-   * key order, as committed and then changed here. Rarely used (administration), so the hashed overlay is walked.
+   * The first {@code limit} message keys with {@code from <= key < end} ({@code end} null: to the end) whose event
+   * id passes {@code keep}, in key order, as committed and then changed here. Rarely used (administration), so the
+   * hashed overlay is walked.
    */
   List<byte[]> messageKeys(byte[] from, byte[] end, int limit, LongPredicate keep) {
     HashMap<Key, byte[]> changes = hashed.get(Space.MESSAGES);
     TreeSet<byte[]> found = new TreeSet<>(Arrays::compareUnsigned);
     changes.forEach((key, value) -> {
       byte[] k = key.bytes();
-      if (value != TOMBSTONE && Arrays.compareUnsigned(k, from) >= 0 && (end == null || Arrays.compareUnsigned(k, end) < 0)
-          && keep.test(StorageKeys.eventIdOf(k))) {
+      if (value != TOMBSTONE && Arrays.compareUnsigned(k, from) >= 0
+          && (end == null || Arrays.compareUnsigned(k, end) < 0) && keep.test(StorageKeys.eventIdOf(k))) {
         found.add(k);
       }
     });

@@ -9,14 +9,14 @@ import io.futureq.log.proto.CancelledResult;
 import io.futureq.log.proto.DeadLetteredResult;
 import io.futureq.log.proto.GroupCreatedResult;
 import io.futureq.log.proto.GroupDeletedResult;
-import io.futureq.log.proto.PurgedResult;
-import io.futureq.log.proto.RescheduledResult;
 import io.futureq.log.proto.JournalDeletedResult;
 import io.futureq.log.proto.JournalWrittenResult;
 import io.futureq.log.proto.LeaderEntryResult;
 import io.futureq.log.proto.NackDelayedResult;
+import io.futureq.log.proto.PurgedResult;
 import io.futureq.log.proto.RemovalReason;
 import io.futureq.log.proto.RemovedResult;
+import io.futureq.log.proto.RescheduledResult;
 import io.futureq.log.proto.StoredMessage;
 import io.futureq.log.proto.StoredMessageRef;
 import io.futureq.log.proto.StoredResult;
@@ -73,8 +73,8 @@ public final class CommandResultCodec {
       }
       out.setCancelled(cancelled);
     } else if (result instanceof CommandResult.GroupCreated g) {
-      out.setGroupCreated(GroupCreatedResult.newBuilder().setTopic(g.topic()).setGroup(g.group()).setLogIndex(g.logIndex())
-          .setExisted(g.existed()));
+      out.setGroupCreated(GroupCreatedResult.newBuilder().setTopic(g.topic()).setGroup(g.group())
+          .setLogIndex(g.logIndex()).setExisted(g.existed()));
     } else if (result instanceof CommandResult.DeadLettered d) {
       DeadLetteredResult.Builder dead = DeadLetteredResult.newBuilder().setTopic(d.topic()).setGroup(d.group());
       if (d.copy() != null) {
@@ -152,7 +152,8 @@ public final class CommandResultCodec {
       }
       case GROUP_DELETED: {
         GroupDeletedResult g = result.getGroupDeleted();
-        return new CommandResult.GroupDeleted(g.getTopic(), g.getGroup(), g.getExisted(), bytes(g.getRemovedKeysList()));
+        return new CommandResult.GroupDeleted(g.getTopic(), g.getGroup(), g.getExisted(),
+            bytes(g.getRemovedKeysList()));
       }
       case PURGED: {
         PurgedResult p = result.getPurged();

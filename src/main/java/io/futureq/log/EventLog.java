@@ -44,8 +44,8 @@ public interface EventLog extends AutoCloseable {
   /**
    * Completes once this replica has applied log entry {@code index} and told the {@link AppliedListener}
    * of it (at once if it has), with its applied index then: a topic told of the entry has it in its
-   * mailbox before anything the waiter sends it. Appends complete when the entry is applied where it was decided, which in a
-   * cluster may be another replica: a reader of the local store waits here first. Completes on the
+   * mailbox before anything the waiter sends it. Appends complete when the entry is applied where it was decided,
+   * which in a cluster may be another replica: a reader of the local store waits here first. Completes on the
    * log's thread: callers hand the work on. Never completes if this replica stops applying.
    */
   CompletionStage<Long> whenApplied(long index);

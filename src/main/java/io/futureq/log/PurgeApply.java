@@ -1,7 +1,6 @@
 package io.futureq.log;
 
 import io.futureq.log.proto.PurgeTopic;
-import io.futureq.log.proto.StoredMessage;
 import io.futureq.storage.OrderedStore.Space;
 import io.futureq.storage.StorageKeys;
 import java.util.ArrayList;

@@ -5,6 +5,7 @@ import io.futureq.log.proto.StoredMessage;
 import io.futureq.storage.OrderedStore.Space;
 import io.futureq.storage.StorageKeys;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -32,7 +33,7 @@ final class RescheduleApply {
     ctx.delete(Space.MESSAGES, from);
     ctx.put(Space.MESSAGES, to, moved.toByteArray());
     byte[] keyIndex = StorageKeys.messageKeyIndex(topic, record.getKey());
-    if (!record.getKey().isEmpty() && java.util.Arrays.equals(ctx.get(Space.INDEX, keyIndex), from)) {
+    if (!record.getKey().isEmpty() && Arrays.equals(ctx.get(Space.INDEX, keyIndex), from)) {
       ctx.put(Space.INDEX, keyIndex, to);
     }
     if (record.getExpireMs() > 0) {

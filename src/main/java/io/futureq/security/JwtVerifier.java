@@ -9,6 +9,7 @@ import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
 import com.nimbusds.jwt.proc.BadJWTException;
 import com.nimbusds.jwt.proc.DefaultJWTClaimsVerifier;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -46,7 +47,7 @@ final class JwtVerifier {
   }
 
   /** Reads a PEM public key ("BEGIN PUBLIC KEY", RSA or EC). */
-  static JwtVerifier read(Path file) throws java.io.IOException {
+  static JwtVerifier read(Path file) throws IOException {
     String pem = Files.readString(file, StandardCharsets.US_ASCII);
     int begin = pem.indexOf("-----BEGIN PUBLIC KEY-----");
     int end = pem.indexOf("-----END PUBLIC KEY-----");

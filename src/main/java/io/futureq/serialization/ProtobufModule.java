@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.DeserializationContext;
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonDeserializer;
 import com.fasterxml.jackson.databind.JsonSerializer;
+import com.fasterxml.jackson.databind.SerializationConfig;
 import com.fasterxml.jackson.databind.SerializerProvider;
 import com.fasterxml.jackson.databind.module.SimpleDeserializers;
 import com.fasterxml.jackson.databind.module.SimpleModule;
@@ -26,8 +27,7 @@ public final class ProtobufModule extends SimpleModule {
     super("futureq-protobuf");
     setSerializers(new SimpleSerializers() {
       @Override
-      public JsonSerializer<?> findSerializer(com.fasterxml.jackson.databind.SerializationConfig config, JavaType type,
-          BeanDescription description) {
+      public JsonSerializer<?> findSerializer(SerializationConfig config, JavaType type, BeanDescription description) {
         return Message.class.isAssignableFrom(type.getRawClass()) ? new ProtoSerializer() : null;
       }
     });

@@ -1,6 +1,7 @@
 package io.futureq.storage;
 
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
 
 /**
@@ -12,7 +13,7 @@ public final class MessageIds {
 
   private MessageIds() {}
 
-  private static final byte[] DIGITS = "0123456789abcdef".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+  private static final byte[] DIGITS = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
 
   public static String of(byte[] storageKey) {
     return HEX.formatHex(storageKey, 8, StorageKeys.MESSAGE_KEY_LENGTH);

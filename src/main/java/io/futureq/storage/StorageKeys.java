@@ -2,6 +2,7 @@ package io.futureq.storage;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * The byte layouts of every stored key. Message keys are {@code topicHash(8) | dueBucket(8) |
@@ -115,7 +116,7 @@ public final class StorageKeys {
   }
 
   public static byte[] messageKeyOfAckMark(byte[] ackMark) {
-    return java.util.Arrays.copyOfRange(ackMark, 1, 1 + MESSAGE_KEY_LENGTH);
+    return Arrays.copyOfRange(ackMark, 1, 1 + MESSAGE_KEY_LENGTH);
   }
 
   public static String groupOfAckMark(byte[] ackMark) {
@@ -177,7 +178,7 @@ public final class StorageKeys {
     for (int i = end.length - 1; i >= 0; i--) {
       if (end[i] != (byte) 0xff) {
         end[i]++;
-        return java.util.Arrays.copyOf(end, i + 1);
+        return Arrays.copyOf(end, i + 1);
       }
     }
     return null;

@@ -113,6 +113,7 @@ public final class ReloadingTls {
         continue;
       }
       try {
+        // fqn: java.nio.file.Files, beside this class's own Files (the certificate and key paths)
         BasicFileAttributes a = java.nio.file.Files.readAttributes(file, BasicFileAttributes.class);
         out.add(List.of(a.lastModifiedTime(), a.size(), Objects.requireNonNullElse(a.fileKey(), "")));
       } catch (IOException e) {

@@ -1,5 +1,6 @@
 package io.futureq.tls;
 
+import java.io.IOException;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.cert.X509Certificate;
@@ -63,7 +64,7 @@ public final class TlsContexts {
     KeyStore store = KeyStore.getInstance("PKCS12");
     try {
       store.load(null, null);
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       throw new IllegalStateException(e);
     }
     return store;

@@ -5,6 +5,7 @@ import io.futureq.storage.OrderedStore.Space;
 import io.futureq.storage.StorageKeys;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -27,7 +28,7 @@ final class ExpiryScanner {
     try (OrderedStore.View view = store.view();
         OrderedStore.RangeIterator it = view.range(Space.INDEX, prefix, StorageKeys.prefixEnd(prefix))) {
       for (; it.valid(); it.next()) {
-        if (java.util.Arrays.compareUnsigned(it.key(), dueEnd) >= 0 || keys.size() >= limit) {
+        if (Arrays.compareUnsigned(it.key(), dueEnd) >= 0 || keys.size() >= limit) {
           return new Expired(keys, StorageKeys.expireMsOf(topic, it.key()));
         }
         keys.add(it.value());

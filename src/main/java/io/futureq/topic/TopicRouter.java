@@ -3,8 +3,8 @@ package io.futureq.topic;
 import io.futureq.group.ConsumerGroup;
 import io.futureq.group.GroupDirectory;
 import java.time.Duration;
-import org.apache.pekko.Done;
 import java.util.concurrent.CompletionStage;
+import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 

@@ -1,7 +1,7 @@
 package io.futureq.topic;
 
-import io.futureq.serialization.CborSerializable;
 import io.futureq.group.ConsumerGroup;
+import io.futureq.serialization.CborSerializable;
 import java.util.List;
 
 /** A topic's numbers at one moment; see {@code Admin.GetTopicStats}. {@code backlogs}: one per durable group. */

@@ -9,6 +9,7 @@ import io.futureq.e2e.TestBroker;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -27,7 +28,7 @@ public final class HeapPerPendingMessage {
   private HeapPerPendingMessage() {}
 
   public static void main(String[] args) throws Exception {
-    StorageEngine engine = StorageEngine.valueOf(args[0].toUpperCase(java.util.Locale.ROOT));
+    StorageEngine engine = StorageEngine.valueOf(args[0].toUpperCase(Locale.ROOT));
     int messages = Integer.parseInt(args[1]);
     int payloadBytes = Integer.parseInt(args[2]);
     boolean keyed = args.length > 3 && args[3].equals("keyed");

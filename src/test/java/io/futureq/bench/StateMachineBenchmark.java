@@ -4,6 +4,7 @@ import com.google.protobuf.ByteString;
 import io.futureq.config.StorageSettings;
 import io.futureq.log.BrokerStateMachine;
 import io.futureq.log.CommandResult;
+import io.futureq.log.proto.CreateGroup;
 import io.futureq.log.proto.DeleteBatch;
 import io.futureq.log.proto.GroupAck;
 import io.futureq.log.proto.LogCommand;
@@ -51,7 +52,7 @@ public class StateMachineBenchmark {
     Path dir = Files.createTempDirectory("sm-bench");
     store = RocksStore.open(dir, StorageSettings.defaults(dir));
     stateMachine = new BrokerStateMachine(store, 1);
-    commit(LogCommand.newBuilder().setCreateGroup(io.futureq.log.proto.CreateGroup.newBuilder().setTopic("bench")
+    commit(LogCommand.newBuilder().setCreateGroup(CreateGroup.newBuilder().setTopic("bench")
         .setGroup("g")).build());
   }
 

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.futureq.e2e.TestPorts;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -58,10 +59,10 @@ class CommandLineErrorsTest {
   void aFlagErrorIsOneLineAndAHint() {
     Cli.Result r = Cli.run("stats", "--server", NOBODY, "--topik");
     assertEquals(2, r.exit(), r.toString());
-    assertEquals(java.util.List.of("futureq: Unknown option: '--topik'",
+    assertEquals(List.of("futureq: Unknown option: '--topik'",
         "Did you mean --token or --topic? Try 'futureq stats --help' for the options."), r.err().lines().toList());
     Cli.Result nested = Cli.run("cluster", "leave", "--server", NOBODY);
-    assertEquals(java.util.List.of("futureq: Missing required option: '--node-id=<nodeId>'",
+    assertEquals(List.of("futureq: Missing required option: '--node-id=<nodeId>'",
         "Try 'futureq cluster leave --help' for the options."), nested.err().lines().toList());
   }
 

@@ -7,6 +7,7 @@ import io.futureq.api.grpc.ClusterInfo;
 import io.futureq.api.grpc.Member;
 import io.futureq.api.grpc.RaftInfo;
 import io.futureq.e2e.TestBroker;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -112,7 +113,8 @@ class StatsClusterCommandTest {
             .setAppliedIndex(9).putPeers("n1", "h1:3")).build();
     assertEquals("{\"mode\":\"cluster\",\"self_node_id\":\"n1\",\"storage\":\"rocksdb\","
         + "\"members\":[{\"node_id\":\"n1\","
-        + "\"address\":\"pekko://futureq@h1:1\",\"grpc_address\":\"h1:2\",\"status\":\"Up\",\"reachable\":true,\"self\":true,"
+        + "\"address\":\"pekko://futureq@h1:1\",\"grpc_address\":\"h1:2\",\"status\":\"Up\","
+        + "\"reachable\":true,\"self\":true,"
         + "\"roles\":[],\"topics\":[\"orders\"]}],\"raft\":{\"leader_id\":\"n1\",\"role\":\"LEADER\",\"term\":3,"
         + "\"commit_index\":10,\"applied_index\":9,\"peers\":{\"n1\":\"h1:3\"},\"listeners\":{}}}",
         ClusterCommand.json(info).toString());
@@ -125,7 +127,7 @@ class StatsClusterCommandTest {
         "io.futureq.cli.FutureqCommand", "stats", "--topic", TOPIC).redirectErrorStream(true);
     builder.environment().put("FUTUREQ_SERVER", server);
     Process p = builder.start();
-    String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertTrue(p.waitFor(60, TimeUnit.SECONDS), out);
     assertEquals(0, p.exitValue(), out);
     assertTrue(out.startsWith("topic: " + TOPIC + "\npending: "), out);

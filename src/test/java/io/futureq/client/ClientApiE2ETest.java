@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.futureq.e2e.TestBroker;
+import io.grpc.Status;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -15,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
@@ -82,14 +84,14 @@ class ClientApiE2ETest {
       Thread.sleep(10);
     }
     assertEquals(List.of(moved.getMessageId()), got, "delivered now under its new id");
-    var missing = assertThrows(java.util.concurrent.ExecutionException.class,
+    var missing = assertThrows(ExecutionException.class,
         () -> client.getMessageById("resched", sent.messageId(), false).get(10, TimeUnit.SECONDS));
-    assertEquals(io.grpc.Status.Code.NOT_FOUND, ((FutureQException) missing.getCause()).code());
+    assertEquals(Status.Code.NOT_FOUND, ((FutureQException) missing.getCause()).code());
 
     assertEquals(0, client.deleteGroup("resched", "g").get(10, TimeUnit.SECONDS).getRemoved());
-    var ended = assertThrows(java.util.concurrent.ExecutionException.class,
+    var ended = assertThrows(ExecutionException.class,
         () -> consumer.terminated().get(10, TimeUnit.SECONDS));
-    assertEquals(io.grpc.Status.Code.NOT_FOUND, ((FutureQException) ended.getCause()).code(), "not resubscribed");
+    assertEquals(Status.Code.NOT_FOUND, ((FutureQException) ended.getCause()).code(), "not resubscribed");
     producer.close();
   }
 

@@ -2,6 +2,7 @@ package io.futureq.client;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.futureq.e2e.TestBroker;
@@ -129,8 +130,7 @@ class ClientE2ETest {
       long start = System.currentTimeMillis();
       CompletableFuture<SendResult> refused = producer.send(OutgoingMessage.to("nobody").payload("x").build());
       assertTrue(System.currentTimeMillis() - start >= 250, "send should block before refusing");
-      ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
-          () -> refused.get(1, TimeUnit.SECONDS));
+      ExecutionException e = assertThrows(ExecutionException.class, () -> refused.get(1, TimeUnit.SECONDS));
       assertEquals(Status.Code.RESOURCE_EXHAUSTED, ((FutureQException) e.getCause()).code());
       sent.forEach(f -> assertFalse(f.isDone()));
     }

@@ -3,6 +3,7 @@ package io.futureq.cluster;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.futureq.api.grpc.ListMessagesRequest;
 import io.futureq.api.grpc.PendingMessage;
 import io.futureq.client.ConsumerOptions;
 import io.futureq.client.FutureQClient;
@@ -61,7 +62,7 @@ class AdministrationClusterE2ETest {
             .anyMatch(g -> g.getName().equals("billing") && g.getLag() == 1), "billing acked 'now'");
         assertEquals(1, nodes.get(2).deleteGroup("sched", "billng").get(20, TimeUnit.SECONDS).getRemoved());
         for (FutureQClient node : nodes) {
-          awaitTrue(() -> node.listMessages(io.futureq.api.grpc.ListMessagesRequest.newBuilder().setTopic("sched")
+          awaitTrue(() -> node.listMessages(ListMessagesRequest.newBuilder().setTopic("sched")
               .build()).get(10, TimeUnit.SECONDS).getMessagesCount() == 1, "every replica kept only k2");
         }
       } finally {

@@ -14,7 +14,9 @@ import io.futureq.client.ProducerOptions;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -80,7 +82,7 @@ class ClusterE2ETest {
               firstAfterKill = System.currentTimeMillis() - killedAt;
               System.out.println("first publish acked " + firstAfterKill + " ms after the leader stopped");
             }
-          } catch (java.util.concurrent.ExecutionException e) {
+          } catch (ExecutionException e) {
             // not acked: the producer retries it; only acked messages must arrive
           }
         }
@@ -88,7 +90,7 @@ class ClusterE2ETest {
         while (!received.containsAll(acked) && System.currentTimeMillis() < deadline) {
           Thread.sleep(200);
         }
-        Set<String> missing = new java.util.TreeSet<>(acked);
+        Set<String> missing = new TreeSet<>(acked);
         missing.removeAll(received);
         assertTrue(missing.isEmpty(), "acked but never delivered: " + missing);
         assertTrue(acked.size() >= 150, "only " + acked.size() + " publishes acked");
@@ -126,7 +128,8 @@ class ClusterE2ETest {
         try (FutureQClient viaRestarted = FutureQClient.builder().target(cluster.target(host)).build()) {
           ClusterInfo seen = viaRestarted.clusterInfo().get(10, TimeUnit.SECONDS);
           seen.getMembersList().stream().filter(Member::getReachable).forEach(m -> assertFalse(
-              m.getGrpcAddress().isEmpty(), "the restarted node, ready, names no gRPC address for " + m + " in " + seen));
+              m.getGrpcAddress().isEmpty(),
+              "the restarted node, ready, names no gRPC address for " + m + " in " + seen));
           viaRestarted.producer(ProducerOptions.defaults().withLinger(Duration.ofMillis(1)))
               .send(OutgoingMessage.to("moving").payload("after").key("after").build()).get(30, TimeUnit.SECONDS);
           ClusterInfo info = viaRestarted.clusterInfo().get(10, TimeUnit.SECONDS);

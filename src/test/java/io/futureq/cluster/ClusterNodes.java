@@ -3,10 +3,11 @@ package io.futureq.cluster;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import io.futureq.app.Node;
-import io.futureq.e2e.FaultyStore;
 import io.futureq.app.Readiness;
 import io.futureq.config.BrokerSettings;
+import io.futureq.e2e.FaultyStore;
 import io.futureq.e2e.TestPorts;
+import io.futureq.storage.OrderedStore;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Path;
@@ -15,6 +16,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 
 /** Three clustered brokers in this JVM, each with its own ActorSystem, Raft server and RocksDB. */
 final class ClusterNodes implements AutoCloseable {
@@ -145,7 +147,7 @@ final class ClusterNodes implements AutoCloseable {
   }
 
   /** Starts node {@code i} on its store wrapped by {@code wrapper} (to inject storage faults). */
-  void start(int i, java.util.function.UnaryOperator<io.futureq.storage.OrderedStore> wrapper) {
+  void start(int i, UnaryOperator<OrderedStore> wrapper) {
     release(i);
     nodes[i] = Node.start(BrokerSettings.from(config(i)), wrapper);
   }

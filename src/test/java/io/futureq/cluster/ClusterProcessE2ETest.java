@@ -79,7 +79,8 @@ class ClusterProcessE2ETest {
    */
   private static void publishedIsCountedOnceInTheCluster(ClusterProcesses nodes) throws Exception {
     int count = 200;
-    try (FutureQClient client = nodes.client(1); FutureQProducer producer = client.producer(ProducerOptions.defaults())) {
+    try (FutureQClient client = nodes.client(1);
+        FutureQProducer producer = client.producer(ProducerOptions.defaults())) {
       List<CompletableFuture<?>> acks = new ArrayList<>();
       for (int i = 0; i < count; i++) {
         acks.add(producer.send(OutgoingMessage.to("counted").payload(new byte[10]).delay(Duration.ofHours(1)).build())

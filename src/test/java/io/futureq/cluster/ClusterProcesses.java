@@ -132,7 +132,10 @@ final class ClusterProcesses implements AutoCloseable {
     return FutureQClient.builder().target(address(i)).discoveryInterval(Duration.ZERO).build();
   }
 
-  /** Node {@code i}'s Prometheus port (serving only with {@code futureq.metrics.enabled = true} in the extra settings). */
+  /**
+   * Node {@code i}'s Prometheus port (serving only with {@code futureq.metrics.enabled = true} in the extra
+   * settings).
+   */
   int metricsPort(int i) {
     return metrics[i];
   }

@@ -10,6 +10,7 @@ import io.futureq.client.OutgoingMessage;
 import io.futureq.client.ProducerOptions;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -178,7 +179,7 @@ final class FailoverProbe implements AutoCloseable {
     long[] publishResumed = new long[ClusterProcesses.SIZE];
     long deadProducer = -1;
     long consumersReceive = hosted.isEmpty() ? 0 : -1;
-    java.util.Arrays.fill(publishResumed, -1);
+    Arrays.fill(publishResumed, -1);
     while (System.currentTimeMillis() < deadline) {
       long asked = System.nanoTime();
       ClusterInfo info = clusterInfo(observer);
@@ -225,8 +226,8 @@ final class FailoverProbe implements AutoCloseable {
       // ready; with three brokers on two cores that took over two minutes.
       nodes.awaitReady(victim, Duration.ofMinutes(5));
     }
-    return new Stages(victim, wasLeader, hosted, elected, publishResumed, deadProducer, memberUnreachable, memberDown, rehomed,
-        consumersReceive, slowestInfo);
+    return new Stages(victim, wasLeader, hosted, elected, publishResumed, deadProducer, memberUnreachable, memberDown,
+        rehomed, consumersReceive, slowestInfo);
   }
 
   /** ms from {@code kill} to the acknowledgement of the first message node's producer sent after it, or -1. */

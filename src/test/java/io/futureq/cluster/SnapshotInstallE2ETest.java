@@ -12,12 +12,14 @@ import io.futureq.client.OutgoingMessage;
 import io.futureq.client.ProducerOptions;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -74,11 +76,11 @@ class SnapshotInstallE2ETest {
         // Due 14 s from now: the follower must have applied both before it is cut off, and its lease
         // (2 s) must have run out before they fall due.
         long dueAt = System.currentTimeMillis() + 14_000;
-        producer.send(OutgoingMessage.to(topic).payload("marker").key("marker").at(java.time.Instant.ofEpochMilli(dueAt))
+        producer.send(OutgoingMessage.to(topic).payload("marker").key("marker").at(Instant.ofEpochMilli(dueAt))
             .build())
             .get(20, TimeUnit.SECONDS);
         producer.send(OutgoingMessage.to(topic).payload("cancelled").key("cancelled")
-            .at(java.time.Instant.ofEpochMilli(dueAt)).build()).get(20, TimeUnit.SECONDS);
+            .at(Instant.ofEpochMilli(dueAt)).build()).get(20, TimeUnit.SECONDS);
         long published = System.currentTimeMillis();
         awaitStored(cluster, follower, topic, "marker");
         awaitStored(cluster, follower, topic, "cancelled");
@@ -184,7 +186,7 @@ class SnapshotInstallE2ETest {
         try {
           node.getMessageByKey(topic, key, false).get(10, TimeUnit.SECONDS);
           return;
-        } catch (java.util.concurrent.ExecutionException notYet) {
+        } catch (ExecutionException notYet) {
           if (System.currentTimeMillis() > deadline) {
             throw new AssertionError("node-" + (i + 1) + " does not store " + key + ": " + notYet.getCause());
           }

@@ -6,11 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.Config;
+import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -118,7 +120,7 @@ class BrokerSettingsTest {
   void authenticationIsOffByDefaultAndNeedsATokenSource() {
     BrokerSettings authenticated = BrokerSettings.from(with("futureq.security.auth.enabled = true\n"
         + "futureq.security.auth.access-file = \"/etc/futureq/access\""));
-    assertEquals(java.nio.file.Path.of("/etc/futureq/access"), authenticated.security().auth().accessFile());
+    assertEquals(Path.of("/etc/futureq/access"), authenticated.security().auth().accessFile());
     SettingsException wide = assertThrows(SettingsException.class, () -> BrokerSettings.from(with(
         "futureq.api.host = \"0.0.0.0\"\nfutureq.security.auth.enabled = true\n"
         + "futureq.security.auth.access-file = \"/etc/futureq/access\"")));
@@ -187,7 +189,7 @@ class BrokerSettingsTest {
   void aKeyThatIsNoSettingIsReportedWithTheClosestSetting() {
     SettingsException e = assertThrows(SettingsException.class, () -> BrokerSettings.from(with(
         "futureq.group.in-flight-timout = 5s\nfutureq.api.prot = 9000\nfutureq.api.port = 9000")));
-    assertEquals(java.util.List.of(
+    assertEquals(List.of(
         "futureq.api.prot: no such setting (did you mean futureq.api.port?); conf/futureq.conf lists them all",
         "futureq.group.in-flight-timout: no such setting (did you mean futureq.group.in-flight-timeout?); "
             + "conf/futureq.conf lists them all"), e.problems().stream().sorted().toList());
@@ -207,7 +209,7 @@ class BrokerSettingsTest {
         "FUTUREQ_CLUSTER_ENABLED", "true",
         "FUTUREQ_CLUSTER_DISCOVERY_CONTACT_POINTS", "10.0.0.1:8558, 10.0.0.2:8558,10.0.0.3:8558",
         "FUTUREQ_RAFT_PEERS", "node-1=10.0.0.1:50005, node-2=10.0.0.2:50005,node-3=10.0.0.3:50005")));
-    assertEquals(java.util.List.of("10.0.0.1:8558", "10.0.0.2:8558", "10.0.0.3:8558"),
+    assertEquals(List.of("10.0.0.1:8558", "10.0.0.2:8558", "10.0.0.3:8558"),
         s.cluster().contactPoints());
     assertEquals(Map.of("node-1", "10.0.0.1:50005", "node-2", "10.0.0.2:50005", "node-3", "10.0.0.3:50005"),
         s.raft().peers());
@@ -216,13 +218,13 @@ class BrokerSettingsTest {
         "FUTUREQ_CLUSTER_ENABLED", "true",
         "FUTUREQ_CLUSTER_DISCOVERY_CONTACT_POINTS", "[\"10.0.0.1:8558\"]",
         "FUTUREQ_RAFT_PEERS", "{ node-1 = \"10.0.0.1:50005\" }")));
-    assertEquals(java.util.List.of("10.0.0.1:8558"), hocon.cluster().contactPoints());
+    assertEquals(List.of("10.0.0.1:8558"), hocon.cluster().contactPoints());
     assertEquals(Map.of("node-1", "10.0.0.1:50005"), hocon.raft().peers());
   }
 
   @Test
   void aMapVariableThatIsNotNameValuePairsIsAConfigurationError() {
-    com.typesafe.config.ConfigException e = assertThrows(com.typesafe.config.ConfigException.class,
+    ConfigException e = assertThrows(ConfigException.class,
         () -> BrokerSettings.load(null, Map.of("FUTUREQ_RAFT_PEERS", "10.0.0.1:50005")));
     assertTrue(e.getMessage().contains("FUTUREQ_RAFT_PEERS: '10.0.0.1:50005' is not NAME=VALUE"), e.getMessage());
   }
@@ -232,6 +234,6 @@ class BrokerSettingsTest {
     Config config = BrokerSettings.load(null, Map.of("FUTUREQ_MANAGEMENT_PORT", "18558"));
     assertEquals(18558, config.getInt("pekko.management.http.port"));
     // Due wake-ups have their own precise timer; Pekko's keeps its default tick.
-    assertEquals(java.time.Duration.ofMillis(10), config.getDuration("pekko.scheduler.tick-duration"));
+    assertEquals(Duration.ofMillis(10), config.getDuration("pekko.scheduler.tick-duration"));
   }
 }

@@ -13,9 +13,10 @@ import io.futureq.api.grpc.AckLevel;
 import io.futureq.api.grpc.CancelRequest;
 import io.futureq.api.grpc.ConsumerFrame;
 import io.futureq.api.grpc.GetTopicStatsRequest;
+import io.futureq.api.grpc.Message;
+import io.futureq.api.grpc.NackFrame;
 import io.futureq.api.grpc.PublishRequest;
 import io.futureq.api.grpc.PublishResponse;
-import io.futureq.api.grpc.NackFrame;
 import io.futureq.api.grpc.SubscribeInit;
 import io.futureq.api.grpc.TagRange;
 import io.grpc.Status;
@@ -93,7 +94,7 @@ class BadInputE2ETest {
     assertRejected(Status.Code.RESOURCE_EXHAUSTED, "messages[0].payload: 1025 bytes",
         request(message("big", big, 0)));
     Messages.message("big", "x", 0);
-    var batch = new io.futureq.api.grpc.Message.Builder[5];
+    var batch = new Message.Builder[5];
     for (int i = 0; i < 5; i++) {
       batch[i] = message("big", "y".repeat(1000), 0);
     }

@@ -9,6 +9,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -103,7 +104,7 @@ final class BrokerProcess implements AutoCloseable {
   static Process launch(Path conf, Path log, Map<String, String> environment, List<String> jvmOptions)
       throws IOException {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    List<String> command = new java.util.ArrayList<>(List.of(java, "-Xmx512m"));
+    List<String> command = new ArrayList<>(List.of(java, "-Xmx512m"));
     command.addAll(jvmOptions);
     command.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.futureq.cli.FutureqCommand", "server",
         "--config", conf.toString()));

@@ -11,15 +11,16 @@ import io.futureq.api.grpc.CancelRequest;
 import io.futureq.api.grpc.CancelResponse;
 import io.futureq.api.grpc.Delivery;
 import io.futureq.api.grpc.GetTopicStatsRequest;
+import io.futureq.api.grpc.PublishRequest;
 import io.futureq.api.grpc.PublishResponse;
 import io.futureq.api.grpc.TopicStats;
 import io.futureq.config.StorageEngine;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.HashSet;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -56,7 +57,7 @@ class DeliveryE2ETest {
     broker.close();
   }
 
-  private PublishResponse publish(io.futureq.api.grpc.PublishRequest request) throws Exception {
+  private PublishResponse publish(PublishRequest request) throws Exception {
     return broker.producer.publish(request).toCompletableFuture().get(10, TimeUnit.SECONDS);
   }
 
@@ -69,7 +70,8 @@ class DeliveryE2ETest {
           message(topic, "b", 600), message(topic, "d", 900)));
       assertEquals(4, response.getMessageIdsCount());
       List<Subscription.Received> got = sub.take(4, WAIT);
-      assertEquals(List.of("a", "b", "c", "d"), got.stream().map(r -> r.delivery().getPayload().toStringUtf8()).toList());
+      assertEquals(List.of("a", "b", "c", "d"),
+          got.stream().map(r -> r.delivery().getPayload().toStringUtf8()).toList());
       for (Subscription.Received r : got) {
         assertTrue(r.receivedAtMs() >= r.delivery().getDueAtUnixMs(),
             "delivered " + (r.delivery().getDueAtUnixMs() - r.receivedAtMs()) + "ms early");

@@ -7,13 +7,15 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.futureq.api.grpc.PublishRequest;
+import io.futureq.config.StorageEngine;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.futureq.config.StorageEngine;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -80,7 +82,7 @@ class LimitsE2ETest {
   @Test
   void consumersPerGroupAreLimited() throws Exception {
     try (Subscription first = Subscription.open(broker, "full", "only", 10)) {
-      first.next(java.time.Duration.ofSeconds(1)).delivery();
+      first.next(Duration.ofSeconds(1)).delivery();
     } catch (AssertionError expectedNoDueMessage) {
       // the topic's messages are not due: the first consumer just holds its place
     }
@@ -107,7 +109,7 @@ class LimitsE2ETest {
       return true;
     } catch (ExecutionException e) {
       return true;
-    } catch (java.util.concurrent.TimeoutException e) {
+    } catch (TimeoutException e) {
       return false;
     }
   }

@@ -5,6 +5,7 @@ import static io.futureq.e2e.Messages.request;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.typesafe.config.ConfigFactory;
 import io.futureq.api.grpc.ConsumerClient;
 import io.futureq.api.grpc.ConsumerFrame;
 import io.futureq.api.grpc.ProducerClient;
@@ -16,6 +17,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -43,7 +45,7 @@ class MetricsE2ETest {
   @BeforeAll
   static void startClients() {
     clients = ActorSystem.create(Behaviors.empty(), "metrics-test-clients",
-        com.typesafe.config.ConfigFactory.parseString("pekko.actor.provider = local"));
+        ConfigFactory.parseString("pekko.actor.provider = local"));
   }
 
   @AfterAll
@@ -131,7 +133,7 @@ class MetricsE2ETest {
 
   /** promtool is the Prometheus project's own check; it runs where it is installed (Debian: prometheus). */
   private void promtoolAccepts(String scrape) throws Exception {
-    Path promtool = java.util.Arrays.stream(System.getenv().getOrDefault("PATH", "").split(":"))
+    Path promtool = Arrays.stream(System.getenv().getOrDefault("PATH", "").split(":"))
         .map(d -> Path.of(d, "promtool")).filter(Files::isExecutable).findFirst().orElse(null);
     if (promtool == null) {
       return;

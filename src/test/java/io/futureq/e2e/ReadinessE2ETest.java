@@ -3,6 +3,7 @@ package io.futureq.e2e;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -42,7 +43,7 @@ class ReadinessE2ETest {
               + "/ready")).timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
           assertEquals(500, ready.statusCode(), ready.body());
           last = ready.body();
-        } catch (java.io.IOException notListeningYet) {
+        } catch (IOException notListeningYet) {
           // management not bound yet
         }
         Thread.sleep(200);

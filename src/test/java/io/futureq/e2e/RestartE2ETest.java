@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.futureq.api.grpc.Delivery;
+import io.futureq.api.grpc.GetTopicStatsRequest;
+import io.futureq.api.grpc.GroupStats;
 import io.futureq.api.grpc.ListTopicsRequest;
 import io.futureq.api.grpc.PublishResponse;
 import java.nio.file.Path;
@@ -100,9 +102,9 @@ class RestartE2ETest {
   }
 
   private static long delayedIn(TestBroker broker, String topic, String group) throws Exception {
-    return broker.admin.getTopicStats(io.futureq.api.grpc.GetTopicStatsRequest.newBuilder().setTopic(topic).build())
+    return broker.admin.getTopicStats(GetTopicStatsRequest.newBuilder().setTopic(topic).build())
         .toCompletableFuture().get(10, TimeUnit.SECONDS).getGroupsList().stream()
-        .filter(g -> g.getName().equals(group)).mapToLong(io.futureq.api.grpc.GroupStats::getDelayed).sum();
+        .filter(g -> g.getName().equals(group)).mapToLong(GroupStats::getDelayed).sum();
   }
 
   @Test

@@ -5,16 +5,25 @@ import static io.futureq.e2e.Messages.request;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.typesafe.config.ConfigFactory;
 import io.futureq.api.grpc.AdminClient;
 import io.futureq.api.grpc.ConsumerClient;
+import io.futureq.api.grpc.ConsumerFrame;
 import io.futureq.api.grpc.GetClusterInfoRequest;
 import io.futureq.api.grpc.ProducerClient;
+import io.futureq.api.grpc.SubscribeInit;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -37,7 +46,7 @@ class ServerProcessE2ETest {
   @BeforeAll
   static void startClients() {
     clients = ActorSystem.create(Behaviors.empty(), "process-test-clients",
-        com.typesafe.config.ConfigFactory.parseString("pekko.actor.provider = local"));
+        ConfigFactory.parseString("pekko.actor.provider = local"));
   }
 
   @AfterAll
@@ -51,7 +60,7 @@ class ServerProcessE2ETest {
         "futureq.topic.read-chunk = 0\nfutureq.group.in-flight-timeout = banana");
     Process p = BrokerProcess.launch(conf, dir.resolve("bad.log"));
     assertTrue(p.waitFor(60, TimeUnit.SECONDS));
-    String out = java.nio.file.Files.readString(dir.resolve("bad.log"));
+    String out = Files.readString(dir.resolve("bad.log"));
     assertEquals(2, p.exitValue(), out);
     assertTrue(out.contains("futureq.api.port: 70000 is outside [0, 65535]"), out);
     assertTrue(out.contains("futureq.topic.read-chunk"), out);
@@ -75,7 +84,7 @@ class ServerProcessE2ETest {
     try (BrokerProcess broker = BrokerProcess.start(dir, data, "futureq.storage.engine = memory").awaitReady(START)) {
       assertTrue(broker.output().contains("WARN  io.futureq.app.Node - STORAGE IS IN MEMORY ONLY"), broker.output());
       assertTrue(broker.output().contains("NOTHING SURVIVES A RESTART OR A CRASH"), broker.output());
-      assertTrue(java.nio.file.Files.notExists(data), "the memory engine created " + data);
+      assertTrue(Files.notExists(data), "the memory engine created " + data);
     }
   }
 
@@ -97,7 +106,7 @@ class ServerProcessE2ETest {
       assertEquals(1, info.getMembersCount());
       assertTrue(info.getMembers(0).getSelf());
       assertEquals("Up", info.getMembers(0).getStatus());
-      String conf = java.nio.file.Files.readString(dir.resolve("broker-" + broker.grpcPort + ".conf"));
+      String conf = Files.readString(dir.resolve("broker-" + broker.grpcPort + ".conf"));
       metricsPort = conf.replaceAll("(?s).*futureq.metrics.port = (\\d+).*", "$1");
       String metrics = "";
       for (int i = 0; i < 60 && !metrics.contains("futureq_published_total"); i++) {
@@ -115,8 +124,8 @@ class ServerProcessE2ETest {
       GrpcClientSettings settings = GrpcClientSettings.connectToServiceAt("127.0.0.1", broker.grpcPort, clients)
           .withTls(false);
       ConsumerClient consumer = ConsumerClient.create(settings, clients);
-      Subscription sub = new Subscription(clients, consumer, io.futureq.api.grpc.ConsumerFrame.newBuilder()
-          .setInit(io.futureq.api.grpc.SubscribeInit.newBuilder().setTopic(topic).setGroup("g")).build());
+      Subscription sub = new Subscription(clients, consumer, ConsumerFrame.newBuilder()
+          .setInit(SubscribeInit.newBuilder().setTopic(topic).setGroup("g")).build());
       var got = sub.take(2, Duration.ofSeconds(15));
       assertEquals("now", got.get(0).delivery().getPayload().toStringUtf8());
       assertEquals("soon", got.get(1).delivery().getPayload().toStringUtf8());
@@ -129,14 +138,14 @@ class ServerProcessE2ETest {
   void logsOneJsonObjectALineWhenTheLogFormatIsJson() throws Exception {
     // The broker's own logback.xml, not the tests' logback-test.xml that the test class path would pick.
     try (BrokerProcess broker = BrokerProcess.start(dir, dir.resolve("data"), "",
-        java.util.Map.of("FUTUREQ_LOG_FORMAT", "json"), java.util.List.of("-Dlogback.configurationFile=logback.xml"))
+        Map.of("FUTUREQ_LOG_FORMAT", "json"), List.of("-Dlogback.configurationFile=logback.xml"))
         .awaitReady(START)) {
       long deadline = System.currentTimeMillis() + 30_000;
       while (!broker.output().contains("serving gRPC") && System.currentTimeMillis() < deadline) {
         Thread.sleep(100);
       }
-      var json = new com.fasterxml.jackson.databind.ObjectMapper();
-      java.util.List<String> lines = broker.output().lines().toList();
+      var json = new ObjectMapper();
+      List<String> lines = broker.output().lines().toList();
       assertTrue(!lines.isEmpty(), "no output");
       for (String line : lines) {
         var entry = json.readTree(line);
@@ -146,8 +155,8 @@ class ServerProcessE2ETest {
       assertTrue(lines.stream().map(line -> {
         try {
           return json.readTree(line);
-        } catch (java.io.IOException e) {
-          throw new java.io.UncheckedIOException(e);
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
         }
       }).anyMatch(e -> e.get("loggerName").asText().equals("io.futureq.app.Node")
           && e.get("level").asText().equals("INFO") && e.get("formattedMessage").asText()
@@ -157,7 +166,7 @@ class ServerProcessE2ETest {
 
   @Test
   void theLauncherStartedBrokerExitsWithStatus0AfterSigtermOrSigint() throws Exception {
-    for (String signal : java.util.List.of("TERM", "INT")) {
+    for (String signal : List.of("TERM", "INT")) {
       if (signal.equals("INT") && sigintIgnored()) {
         // Started in the background by a non-interactive shell (`nohup ... &`), this JVM ignores SIGINT and
         // so does every process it starts: the broker rightly keeps that (Java cannot handle an ignored
@@ -178,8 +187,8 @@ class ServerProcessE2ETest {
    * Whether this process ignores SIGINT (signal 2: bit 1 of SigIgn in /proc/self/status), as the processes it
    * starts then do.
    */
-  private static boolean sigintIgnored() throws java.io.IOException {
-    return java.nio.file.Files.readAllLines(Path.of("/proc/self/status")).stream()
+  private static boolean sigintIgnored() throws IOException {
+    return Files.readAllLines(Path.of("/proc/self/status")).stream()
         .filter(line -> line.startsWith("SigIgn:"))
         .anyMatch(line -> (Long.parseUnsignedLong(line.substring("SigIgn:".length()).trim(), 16) & (1L << 1)) != 0);
   }

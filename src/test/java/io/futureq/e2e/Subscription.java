@@ -11,6 +11,7 @@ import io.futureq.api.grpc.Subscribed;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -19,7 +20,6 @@ import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.stream.OverflowStrategy;
 import org.apache.pekko.stream.javadsl.Sink;
 import org.apache.pekko.stream.typed.javadsl.ActorSource;
-import java.util.Optional;
 
 /** A test consumer on a real Subscribe stream: records deliveries with their receive time. */
 final class Subscription implements AutoCloseable {

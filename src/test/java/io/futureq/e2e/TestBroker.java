@@ -8,9 +8,11 @@ import io.futureq.api.grpc.ProducerClient;
 import io.futureq.app.Node;
 import io.futureq.config.BrokerSettings;
 import io.futureq.config.StorageEngine;
+import io.futureq.storage.OrderedStore;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.grpc.GrpcClientSettings;
@@ -44,7 +46,7 @@ public final class TestBroker implements AutoCloseable {
   }
 
   public static TestBroker start(Path dataDir, Map<String, Object> overrides) {
-    return start(dataDir, overrides, java.util.function.UnaryOperator.identity());
+    return start(dataDir, overrides, UnaryOperator.identity());
   }
 
   /** A broker on {@code engine}; {@code dataDir} is then only where RocksDB would write. */
@@ -56,7 +58,7 @@ public final class TestBroker implements AutoCloseable {
 
   /** A broker whose store is wrapped, e.g. by a {@link FaultyStore}. */
   public static TestBroker start(Path dataDir, Map<String, Object> overrides,
-      java.util.function.UnaryOperator<io.futureq.storage.OrderedStore> storeWrapper) {
+      UnaryOperator<OrderedStore> storeWrapper) {
     int managementPort = TestPorts.free();
     Map<String, Object> values = new HashMap<>();
     values.put("futureq.storage.data-dir", dataDir.toString());

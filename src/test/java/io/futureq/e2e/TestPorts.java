@@ -36,7 +36,10 @@ public final class TestPorts {
     }
   }
 
-  /** A server socket bound to a free port on every interface, for the caller to close right before it binds the port. */
+  /**
+   * A server socket bound to a free port on every interface, for the caller to close right before it binds the
+   * port.
+   */
   public static ServerSocket reserve() {
     for (int tries = 0; tries <= HIGHEST - LOWEST; tries++) {
       int port = LOWEST + Math.floorMod(NEXT.getAndIncrement() - LOWEST, HIGHEST - LOWEST + 1);

@@ -20,7 +20,9 @@ import io.futureq.storage.MessageIds;
 import io.futureq.storage.StorageKeys;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
@@ -29,6 +31,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.junit.jupiter.api.AfterAll;
@@ -57,7 +60,7 @@ class ConsumerGroupTest {
   private final List<ActorRef<ConsumerGroup.Command>> groups = new ArrayList<>();
   private final TestProbe<ConsumerGroup.Acked> ackSink = testKit.createTestProbe();
   /** Each group's due feed, as its topic would spawn it; see {@link #startGroup}. */
-  private final Map<ActorRef<ConsumerGroup.Command>, ActorRef<DueFeed.Command>> feeds = new java.util.HashMap<>();
+  private final Map<ActorRef<ConsumerGroup.Command>, ActorRef<DueFeed.Command>> feeds = new HashMap<>();
   /** The replica's recovery count as the groups see it; see {@link #replicaRecovers}. */
   private final AtomicLong recoveries = new AtomicLong();
 
@@ -124,8 +127,8 @@ class ConsumerGroupTest {
     DueMessage cancelled = stored("cancelled while out of touch").get(0);
     group.tell(new ConsumerGroup.Due(List.of(cancelled), List.of(), false));
     DueFeed.CatchUp ask = (DueFeed.CatchUp) feed.fishForMessage(WAIT, m -> m instanceof DueFeed.CatchUp
-        ? org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.complete()
-        : org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.continueAndIgnore()).get(0);
+        ? FishingOutcomes.complete()
+        : FishingOutcomes.continueAndIgnore()).get(0);
     assertEquals(1, ask.recoveries());
     assertEquals(group, ask.group());
     consumer.expectNoMessage(Duration.ofMillis(300));
@@ -519,12 +522,12 @@ class ConsumerGroupTest {
     return stored;
   }
 
-  private static final Map<TestProbe<SubscriberSession.Command>, java.util.ArrayDeque<GroupDelivery>> UNREAD =
-      new java.util.HashMap<>();
+  private static final Map<TestProbe<SubscriberSession.Command>, ArrayDeque<GroupDelivery>> UNREAD =
+      new HashMap<>();
 
   /** The next delivery to {@code consumer}; the group sends them in batches. */
   private static GroupDelivery expectDelivery(TestProbe<SubscriberSession.Command> consumer) {
-    java.util.ArrayDeque<GroupDelivery> unread = UNREAD.computeIfAbsent(consumer, c -> new java.util.ArrayDeque<>());
+    ArrayDeque<GroupDelivery> unread = UNREAD.computeIfAbsent(consumer, c -> new ArrayDeque<>());
     if (unread.isEmpty()) {
       unread.addAll(consumer.expectMessageClass(SubscriberSession.Deliver.class, WAIT).deliveries());
     }

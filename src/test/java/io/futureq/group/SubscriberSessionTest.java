@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -106,7 +107,7 @@ class SubscriberSessionTest {
   @Test
   void aSessionThatFailsEndsItsStreamAsUnavailable() {
     TestProbe<ConsumerGroup.Command> group = testKit.createTestProbe();
-    java.util.concurrent.atomic.AtomicInteger joins = new java.util.concurrent.atomic.AtomicInteger();
+    AtomicInteger joins = new AtomicInteger();
     GroupDirectory breaksOnRejoin = (topic, name, add) -> {
       if (joins.incrementAndGet() > 1) {
         throw new IllegalStateException("directory broken");

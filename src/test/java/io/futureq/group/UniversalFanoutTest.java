@@ -9,6 +9,7 @@ import io.futureq.config.GroupSettings;
 import io.futureq.config.TopicSettings;
 import io.futureq.log.CommandResult;
 import io.futureq.log.TestLog;
+import io.futureq.log.proto.NewMessage;
 import io.futureq.storage.StorageKeys;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -107,7 +108,8 @@ class UniversalFanoutTest {
 
   private ActorRef<ConsumerGroup.Command> start(GroupSettings settings) {
     WakeTimer timer = WakeTimer.of(testKit.system().scheduler(), testKit.system().executionContext());
-    feed = testKit.spawn(DueFeed.create(TOPIC, TOPIC_SETTINGS, testLog.store(), BUCKET_MS, storageExecutor, timer, WAIT));
+    feed = testKit.spawn(DueFeed.create(TOPIC, TOPIC_SETTINGS, testLog.store(), BUCKET_MS, storageExecutor, timer,
+        WAIT));
     GroupContext context = new GroupContext(TOPIC, "", settings, TOPIC_SETTINGS, testLog.log(), 10, timer,
         ackSink.ref(), feed);
     byte[] start = StorageKeys.message(StorageKeys.topicHash(TOPIC), 0, 0);
@@ -122,11 +124,11 @@ class UniversalFanoutTest {
 
   private List<DueMessage> publish(ActorRef<ConsumerGroup.Command> fanout, String... payloads) {
     long now = System.currentTimeMillis();
-    List<io.futureq.log.proto.NewMessage> messages = new ArrayList<>();
+    List<NewMessage> messages = new ArrayList<>();
     for (String payload : payloads) {
       messages.add(message(TOPIC, payload, now));
     }
-    CommandResult result = testLog.apply(store(messages.toArray(io.futureq.log.proto.NewMessage[]::new)));
+    CommandResult result = testLog.apply(store(messages.toArray(NewMessage[]::new)));
     List<DueMessage> stored = new ArrayList<>();
     for (CommandResult.StoredRef ref : ((CommandResult.Stored) result).messages()) {
       stored.add(new DueMessage(ref.storageKey(), ref.message()));

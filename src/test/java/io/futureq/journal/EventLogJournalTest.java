@@ -11,13 +11,13 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.ActorRef;
 import org.apache.pekko.actor.ActorSystem;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.persistence.AtomicWrite;
+import org.apache.pekko.persistence.DeleteMessagesSuccess;
 import org.apache.pekko.persistence.JournalProtocol;
 import org.apache.pekko.persistence.Persistence;
 import org.apache.pekko.persistence.PersistentEnvelope;
@@ -224,7 +224,7 @@ class EventLogJournalTest {
     TestKit probe = new TestKit(CLASSIC);
     journal.tell(new JournalProtocol.DeleteMessagesTo(persistenceId, toSequenceNr, probe.getRef()),
         ActorRef.noSender());
-    probe.expectMsgClass(WAIT, org.apache.pekko.persistence.DeleteMessagesSuccess.class);
+    probe.expectMsgClass(WAIT, DeleteMessagesSuccess.class);
   }
 
   private List<PersistentRepr> replay(long from, long to, long max, long expectedHighest) {

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.ByteString;
 import io.futureq.log.proto.DelayedDelivery;
+import io.futureq.log.proto.DeleteGroup;
 import io.futureq.log.proto.LogCommand;
 import io.futureq.log.proto.NackDelay;
 import io.futureq.log.proto.StoredMessage;
@@ -96,9 +97,10 @@ class NackDelayApplyTest {
     testLog.apply(nack("a", key, 1_000, 1));
     testLog.apply(nack("b", key, 2_000, 1));
     testLog.apply(LogCommand.newBuilder().setDeleteGroup(
-        io.futureq.log.proto.DeleteGroup.newBuilder().setTopic(TOPIC).setGroup("a")).build());
+        DeleteGroup.newBuilder().setTopic(TOPIC).setGroup("a")).build());
     assertEquals(null, testLog.store().get(Space.INDEX, StorageKeys.nackMark(key, "a")),
         "a new group named a must not inherit the deleted one's delay");
-    assertEquals(new NackMark(2_000, 1), NackMark.parse(testLog.store().get(Space.INDEX, StorageKeys.nackMark(key, "b"))));
+    assertEquals(new NackMark(2_000, 1),
+        NackMark.parse(testLog.store().get(Space.INDEX, StorageKeys.nackMark(key, "b"))));
   }
 }

@@ -51,7 +51,8 @@ class SharedBucketSizeTest {
 
   @Test
   void aReplicaWithAnotherBucketSizeStopsAtTheFirstBatchInsteadOfStoringUnderOtherKeys() {
-    try (Replica same = Replica.open(dir.resolve("same"), 1000); Replica other = Replica.open(dir.resolve("other"), 10)) {
+    try (Replica same = Replica.open(dir.resolve("same"), 1000);
+        Replica other = Replica.open(dir.resolve("other"), 10)) {
       same.apply(1, publishedWith(1000, "first"));
       IllegalStateException stop = assertThrows(IllegalStateException.class,
           () -> other.apply(1, publishedWith(1000, "first")));
@@ -80,7 +81,8 @@ class SharedBucketSizeTest {
 
   @Test
   void theSizeIsCheckedAgainAfterTheStoreIsReplaced() throws Exception {
-    try (Replica leader = Replica.open(dir.resolve("leader"), 1000); Replica other = Replica.open(dir.resolve("o"), 10)) {
+    try (Replica leader = Replica.open(dir.resolve("leader"), 1000);
+        Replica other = Replica.open(dir.resolve("o"), 10)) {
       leader.apply(1, publishedWith(1000, "first"));
       leader.store().checkpoint(dir.resolve("checkpoint"));
       other.store().restoreFrom(dir.resolve("checkpoint"));

@@ -49,10 +49,11 @@ public final class TestLog implements AutoCloseable {
     store = RocksStore.open(dir, StorageSettings.defaults(dir));
     OrderedStore wrapped = wrapper.apply(store);
     stateMachine = new BrokerStateMachine(wrapped, bucketMs);
-    log = new LocalEventLog(wrapped, stateMachine, true, 1024, new WriteQueueLimit(100_000, 1L << 30), (index, result) -> {
-      indexes.put(result, index);
-      appliedIndexes.add(index);
-    }, nanos -> { });
+    log = new LocalEventLog(wrapped, stateMachine, true, 1024, new WriteQueueLimit(100_000, 1L << 30),
+        (index, result) -> {
+          indexes.put(result, index);
+          appliedIndexes.add(index);
+        }, nanos -> { });
   }
 
   /** Closes the log and store, then opens them again on the same directory. */

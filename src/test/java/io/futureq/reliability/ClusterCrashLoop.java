@@ -5,13 +5,17 @@ import io.futureq.client.FutureQClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.LocalTime;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The cluster crash loop: three real broker processes in cluster mode ({@link ClusterMember}); each
@@ -215,8 +219,8 @@ public final class ClusterCrashLoop {
     List<String> last = List.of();
     while (System.currentTimeMillis() < until) {
       List<String> seen = new ArrayList<>();
-      Set<Long> commits = new java.util.HashSet<>();
-      Set<Long> applied = new java.util.HashSet<>();
+      Set<Long> commits = new HashSet<>();
+      Set<Long> applied = new HashSet<>();
       boolean all = true;
       for (ClusterMember n : nodes) {
         RaftInfo info = n.raft();
@@ -246,7 +250,7 @@ public final class ClusterCrashLoop {
   /** The node the topic's entity runs on, as the cluster says, or "" if it does not answer. */
   static String topicHost(FutureQClient admin) {
     try {
-      return admin.clusterInfo().get(10, java.util.concurrent.TimeUnit.SECONDS).getMembersList().stream()
+      return admin.clusterInfo().get(10, TimeUnit.SECONDS).getMembersList().stream()
           .filter(m -> m.getTopicsList().contains(Workload.TOPIC)).map(m -> m.getNodeId()).findFirst().orElse("");
     } catch (Exception e) {
       return "";
@@ -256,11 +260,11 @@ public final class ClusterCrashLoop {
   /** LEADER or FOLLOWER, as the victim itself says (asked just before the action). */
   private static String roleOf(ClusterMember victim) {
     RaftInfo info = victim.raft();
-    return info == null ? "unknown role" : info.getRole().toLowerCase(java.util.Locale.ROOT);
+    return info == null ? "unknown role" : info.getRole().toLowerCase(Locale.ROOT);
   }
 
   private void say(String line) {
-    String stamped = java.time.LocalTime.now() + " " + line;
+    String stamped = LocalTime.now() + " " + line;
     System.out.println("[cluster-crash-loop] " + stamped);
     synchronized (journal) {
       journal.append(stamped).append('\n');

@@ -13,8 +13,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Two rounds of the cluster crash loop (CI's time budget; each round takes 30-60 s, most of it a
  * restarted node's start-up and catch-up): three broker processes, a random node (leader or follower)
- * SIGKILLed and restarted in the first round, SIGSTOPped and continued (it rejoins) in the second, under QUORUM publishes and
- * acking consumers of two groups and a universal subscriber. Nothing acked is lost, early or
+ * SIGKILLed and restarted in the first round, SIGSTOPped and continued (it rejoins) in the second, under QUORUM
+ * publishes and acking consumers of two groups and a universal subscriber. Nothing acked is lost, early or
  * resurrected, and the three replicas' stores are identical at the end. {@code
  * scripts/cluster-crash-loop.sh ROUNDS} runs longer ones.
  */

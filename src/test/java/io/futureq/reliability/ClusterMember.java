@@ -3,6 +3,7 @@ package io.futureq.reliability;
 import io.futureq.api.grpc.RaftInfo;
 import io.futureq.client.FutureQClient;
 import java.io.IOException;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -93,11 +94,11 @@ final class ClusterMember implements AutoCloseable {
 
   /** {@code n} distinct free ports, all held until all are found. */
   static int[] distinctFreePorts(int n) {
-    List<java.net.ServerSocket> held = new ArrayList<>();
+    List<ServerSocket> held = new ArrayList<>();
     try {
       int[] ports = new int[n];
       for (int i = 0; i < n; i++) {
-        java.net.ServerSocket socket = new java.net.ServerSocket(0);
+        ServerSocket socket = new ServerSocket(0);
         held.add(socket);
         ports[i] = socket.getLocalPort();
       }
@@ -105,7 +106,7 @@ final class ClusterMember implements AutoCloseable {
     } catch (IOException e) {
       throw new IllegalStateException(e);
     } finally {
-      for (java.net.ServerSocket socket : held) {
+      for (ServerSocket socket : held) {
         try {
           socket.close();
         } catch (IOException e) {

@@ -4,6 +4,7 @@ import io.futureq.client.FutureQClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.LocalTime;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -142,7 +143,7 @@ public final class CrashLoop {
   }
 
   private void say(String line) {
-    String stamped = java.time.LocalTime.now() + " " + line;
+    String stamped = LocalTime.now() + " " + line;
     System.out.println("[crash-loop] " + stamped);
     synchronized (journal) {
       journal.append(stamped).append('\n');

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.google.protobuf.ByteString;
 import io.futureq.api.grpc.ConsumerFrame;
 import io.futureq.api.grpc.DeliveryFrame;
 import io.futureq.api.grpc.GroupStats;
@@ -15,6 +16,7 @@ import io.futureq.api.grpc.TopicStats;
 import io.futureq.client.ConsumerOptions;
 import io.futureq.client.FutureQClient;
 import io.futureq.client.FutureQConsumer;
+import io.futureq.client.FutureQException;
 import io.futureq.client.FutureQProducer;
 import io.futureq.client.OutgoingMessage;
 import io.futureq.client.ProducerOptions;
@@ -28,6 +30,7 @@ import io.grpc.Metadata;
 import io.grpc.MethodDescriptor.MethodType;
 import io.grpc.Status;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.lang.management.ManagementFactory;
@@ -37,10 +40,12 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -48,8 +53,9 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -148,14 +154,14 @@ class HostileInputTest {
       out.write(length);
       out.write(random.nextInt(10));
       out.write(random.nextInt(256));
-      out.writeBytes(java.nio.ByteBuffer.allocate(4).putInt(random.nextInt()).array());
+      out.writeBytes(ByteBuffer.allocate(4).putInt(random.nextInt()).array());
       out.writeBytes(randomBytes(random, length));
     }
     return out.toByteArray();
   }
 
   private static byte[] concat(byte[] a, byte[] b) {
-    byte[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+    byte[] out = Arrays.copyOf(a, a.length + b.length);
     System.arraycopy(b, 0, out, a.length, b.length);
     return out;
   }
@@ -171,7 +177,7 @@ class HostileInputTest {
           out.write(bytes, written, Math.min(512, bytes.length - written));
         }
         out.flush();
-      } catch (java.io.IOException e) {
+      } catch (IOException e) {
         // the broker closed while we were still writing
       }
       InputStream in = socket.getInputStream();
@@ -185,7 +191,7 @@ class HostileInputTest {
       } catch (SocketTimeoutException e) {
         return "still open after " + wait.toMillis() + " ms (" + answer.size() + " bytes answered: "
             + frameTypes(answer.toByteArray()) + ")";
-      } catch (java.io.IOException e) {
+      } catch (IOException e) {
         // reset by the broker: closed too
       }
       String text = answer.toString(StandardCharsets.ISO_8859_1);
@@ -242,7 +248,7 @@ class HostileInputTest {
       answers.forEach((what, answer) -> say("(b) " + what + " -> " + answer));
       // the same connection still serves a well-formed call
       byte[] good = PublishRequest.newBuilder().setRequestId("ok").addMessages(Message.newBuilder()
-          .setTopic("hostile-b").setPayload(com.google.protobuf.ByteString.copyFromUtf8("fine"))).build().toByteArray();
+          .setTopic("hostile-b").setPayload(ByteString.copyFromUtf8("fine"))).build().toByteArray();
       RawGrpc.Outcome ok = RawGrpc.call(channel, RawGrpc.raw("futureq.v1.Producer/Publish", MethodType.UNARY),
           new Metadata(), WAIT, good);
       assertEquals(Status.Code.OK, ok.code(), ok.toString());
@@ -278,7 +284,7 @@ class HostileInputTest {
       Metadata headers = new Metadata();
       headers.put(Metadata.Key.of("x-huge", Metadata.ASCII_STRING_MARSHALLER), "x".repeat(64 * 1024));
       byte[] request = PublishRequest.newBuilder().setRequestId("big-header").addMessages(Message.newBuilder()
-          .setTopic("hostile-c").setPayload(com.google.protobuf.ByteString.copyFromUtf8("x"))).build().toByteArray();
+          .setTopic("hostile-c").setPayload(ByteString.copyFromUtf8("x"))).build().toByteArray();
       RawGrpc.Outcome outcome = RawGrpc.call(channel, RawGrpc.raw("futureq.v1.Producer/Publish", MethodType.UNARY),
           headers, WAIT, request);
       say("(c) Publish with a 64 KiB header value -> " + outcome);
@@ -303,7 +309,8 @@ class HostileInputTest {
   void anUnknownMethodOrServiceIsUnimplemented() throws Exception {
     ManagedChannel channel = RawGrpc.channel(port);
     try {
-      for (String method : List.of("futureq.v1.Producer/Nope", "futureq.v1.Nope/Publish", "futureq.v2.Producer/Publish")) {
+      for (String method : List.of("futureq.v1.Producer/Nope", "futureq.v1.Nope/Publish",
+          "futureq.v2.Producer/Publish")) {
         RawGrpc.Outcome outcome = RawGrpc.call(channel, RawGrpc.raw(method, MethodType.UNARY), new Metadata(), WAIT,
             new byte[0]);
         say("(d) " + method + " -> " + outcome);
@@ -376,7 +383,8 @@ class HostileInputTest {
     long heapAfter = usedHeapAfterGc();
     say("(e) " + waves * perWave + " Subscribe streams in " + waves + " waves of " + perWave + " over "
         + channelsPerWave + " connections (even waves cancelled, odd waves' connections dropped): consumers "
-        + "attached per wave " + attachedPerWave + ", left after each wave " + leftPerWave + ", " + deliveries.get() + " deliveries to them, client-side "
+        + "attached per wave " + attachedPerWave + ", left after each wave " + leftPerWave + ", " + deliveries.get()
+        + " deliveries to them, client-side "
         + "closes " + closes + "; consumers left afterwards " + left + "; broker+test heap after GC "
         + mib(heapBefore) + " -> " + mib(heapAfter) + " MiB");
     for (int attached : attachedPerWave) {
@@ -426,8 +434,8 @@ class HostileInputTest {
     TopicStats stats;
     try {
       stats = client.topicStats(topic).get(10, TimeUnit.SECONDS);
-    } catch (java.util.concurrent.ExecutionException e) {
-      if (e.getCause() instanceof io.futureq.client.FutureQException f && f.code() == io.grpc.Status.Code.NOT_FOUND) {
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof FutureQException f && f.code() == Status.Code.NOT_FOUND) {
         return 0; // the topic is known once its first group's registration is applied
       }
       throw e;

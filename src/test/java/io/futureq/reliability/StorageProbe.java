@@ -2,6 +2,7 @@ package io.futureq.reliability;
 
 import io.futureq.storage.MessageIds;
 import io.futureq.storage.StorageKeys;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -48,7 +49,7 @@ final class StorageProbe {
         ColumnFamilyHandle messages = handles.get(1);
         ColumnFamilyHandle index = handles.get(2);
         byte[] next = db.get(handles.get(0), "next-event-id".getBytes(StandardCharsets.UTF_8));
-        long nextEventId = next == null ? 0 : java.nio.ByteBuffer.wrap(next).getLong();
+        long nextEventId = next == null ? 0 : ByteBuffer.wrap(next).getLong();
         for (String id : messageIds) {
           byte[] key = MessageIds.storageKey(topic, id);
           boolean applied = StorageKeys.eventIdOf(key) < nextEventId;

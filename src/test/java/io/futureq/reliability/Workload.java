@@ -11,6 +11,7 @@ import io.futureq.client.OutgoingMessage;
 import io.futureq.client.ProducerOptions;
 import io.futureq.client.ReceivedMessage;
 import io.futureq.client.SendResult;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -276,7 +277,8 @@ final class Workload {
   Set<String> probeCandidates(String group, long beforeMs) {
     Set<String> ids = new HashSet<>();
     for (Received r : received) {
-      if (r.group().equals(group) && r.receivedAtMs() < beforeMs && !durableAt.containsKey(group + "/" + r.messageId())) {
+      if (r.group().equals(group) && r.receivedAtMs() < beforeMs
+          && !durableAt.containsKey(group + "/" + r.messageId())) {
         ids.add(r.messageId());
       }
     }
@@ -909,7 +911,7 @@ final class Workload {
   }
 
   /** Raw records for offline analysis: publishes.csv, deliveries.csv and disruptions.csv in {@code dir}. */
-  void dump(Path dir) throws java.io.IOException {
+  void dump(Path dir) throws IOException {
     StringBuilder p = new StringBuilder("payload,kind,delay_ms,ttl_ms,first_sent_at_ms,message_id,answered_at_ms,"
         + "cancel_answered_at_ms,cancel_existed,failure\n");
     published.values().forEach(x -> p.append(x.payload).append(',').append(x.kind).append(',').append(x.delayMs)
@@ -944,7 +946,7 @@ final class Workload {
           }
         }
       }
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       counts.put("(cannot read broker logs: " + e + ")", 1);
     }
     return counts;

@@ -28,6 +28,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyPair;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -205,7 +206,7 @@ class AuthE2ETest {
     FutureQClient alice = client(ALICE);
     List<Function<FutureQClient, CompletableFuture<?>>> adminCalls = List.of(
         c -> c.topicStats("orders.admin"), c -> c.getMessageByKey("orders.admin", "a1", false),
-        c -> c.rescheduleByKey("orders.admin", "a1", java.time.Instant.now()), c -> c.deleteGroup("orders.admin", "g"),
+        c -> c.rescheduleByKey("orders.admin", "a1", Instant.now()), c -> c.deleteGroup("orders.admin", "g"),
         c -> c.purgeTopic("orders.admin"), c -> c.deleteTopic("orders.admin"));
     for (Function<FutureQClient, CompletableFuture<?>> call : adminCalls) {
       FutureQException denied = failure(call.apply(alice));

@@ -8,7 +8,9 @@ import com.google.protobuf.ByteString;
 import io.futureq.api.grpc.AckLevel;
 import io.futureq.api.grpc.GetMessageRequest;
 import io.futureq.api.grpc.Message;
+import io.futureq.api.grpc.PendingMessage;
 import io.futureq.api.grpc.PublishRequest;
+import io.futureq.api.grpc.PublishResponse;
 import io.futureq.e2e.TestBroker;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -90,7 +92,7 @@ class RateLimitE2ETest {
     return request.build();
   }
 
-  private io.futureq.api.grpc.PublishResponse publish(String token, PublishRequest request) throws Exception {
+  private PublishResponse publish(String token, PublishRequest request) throws Exception {
     return broker.producer.publish().addHeader("authorization", "Bearer " + token).invoke(request)
         .toCompletableFuture().get(10, TimeUnit.SECONDS);
   }
@@ -101,7 +103,7 @@ class RateLimitE2ETest {
     return ((StatusRuntimeException) e.getCause()).getStatus();
   }
 
-  private io.futureq.api.grpc.PendingMessage get(String key) throws Exception {
+  private PendingMessage get(String key) throws Exception {
     try {
       return broker.admin.getMessage().addHeader("authorization", "Bearer " + LIMITED)
           .invoke(GetMessageRequest.newBuilder().setTopic("rated").setKey(key).build())

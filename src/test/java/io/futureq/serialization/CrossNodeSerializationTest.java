@@ -13,6 +13,7 @@ import io.futureq.group.GroupDelivery;
 import io.futureq.group.SubscriberSession;
 import io.futureq.group.TagRanges;
 import io.futureq.log.proto.StoredMessage;
+import io.futureq.topic.GroupBacklog;
 import io.futureq.topic.TopicEntity;
 import io.futureq.topic.TopicStats;
 import java.time.Duration;
@@ -20,6 +21,8 @@ import java.util.List;
 import java.util.Map;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.pattern.StatusReply;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
@@ -43,7 +46,7 @@ class CrossNodeSerializationTest {
   @Test
   void topicEntityCommandsRoundTrip() {
     TestProbe<SubscriberSession.Command> consumer = testKit.createTestProbe();
-    TestProbe<org.apache.pekko.pattern.StatusReply<org.apache.pekko.actor.typed.ActorRef<ConsumerGroup.Command>>>
+    TestProbe<StatusReply<ActorRef<ConsumerGroup.Command>>>
         reply = testKit.createTestProbe();
     TopicEntity.Attach attach = roundTrip(new TopicEntity.Attach("g",
         new ConsumerGroup.AddConsumer(consumer.getRef(), 10, 7), reply.getRef()));
@@ -56,7 +59,7 @@ class CrossNodeSerializationTest {
     TopicEntity.MessagesRemoved removed = roundTrip(new TopicEntity.MessagesRemoved(List.of(new byte[] {4})));
     assertArrayEquals(new byte[] {4}, removed.storageKeys().get(0));
     roundTrip(new TopicEntity.Wake());
-    TestProbe<org.apache.pekko.pattern.StatusReply<TopicStats>> stats = testKit.createTestProbe();
+    TestProbe<StatusReply<TopicStats>> stats = testKit.createTestProbe();
     roundTrip(new TopicEntity.GetStats(stats.getRef()));
   }
 
@@ -86,9 +89,9 @@ class CrossNodeSerializationTest {
     assertEquals(refuse, roundTrip(refuse));
     assertEquals(TagRanges.of(2, 5), roundTrip(new SubscriberSession.Ack(TagRanges.of(2, 5))).tags());
     TopicStats stats = new TopicStats("t", 3, 1, 100, 5, List.of(new ConsumerGroup.Stats("g", 1, 2, 3, 4,
-        new DeliveryLateness(10, 1, 2, 3, 4, 5))), List.of(new io.futureq.topic.GroupBacklog("g", 7, 250)));
+        new DeliveryLateness(10, 1, 2, 3, 4, 5))), List.of(new GroupBacklog("g", 7, 250)));
     assertEquals(stats, roundTrip(stats));
-    var deleted = new io.futureq.topic.TopicEntity.GroupsDeleted(List.of("g"), "group 'g' of topic t was deleted");
+    var deleted = new TopicEntity.GroupsDeleted(List.of("g"), "group 'g' of topic t was deleted");
     assertEquals(deleted, roundTrip(deleted));
   }
 }

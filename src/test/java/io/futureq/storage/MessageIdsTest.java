@@ -5,7 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 class MessageIdsTest {
@@ -19,10 +21,10 @@ class MessageIdsTest {
 
   @Test
   void theIdsAsciiBytesAreTheIdItself() {
-    java.util.Random random = new java.util.Random(7);
+    Random random = new Random(7);
     for (int i = 0; i < 1_000; i++) {
       byte[] key = StorageKeys.message(random.nextLong(), random.nextLong(), random.nextLong());
-      assertEquals(MessageIds.of(key), new String(MessageIds.asciiOf(key), java.nio.charset.StandardCharsets.US_ASCII));
+      assertEquals(MessageIds.of(key), new String(MessageIds.asciiOf(key), StandardCharsets.US_ASCII));
     }
   }
 

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -57,7 +58,7 @@ class StorageKeysTest {
         StorageKeys.message(hash, 0x100, 0),
         StorageKeys.message(hash, 0x80_0000L, 0));
     List<byte[]> sorted = new ArrayList<>(expectedOrder);
-    java.util.Collections.reverse(sorted);
+    Collections.reverse(sorted);
     sorted.sort(Arrays::compareUnsigned);
 
     for (int i = 0; i < expectedOrder.size(); i++) {

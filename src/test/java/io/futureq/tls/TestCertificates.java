@@ -6,11 +6,14 @@ import java.io.UncheckedIOException;
 import java.math.BigInteger;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.security.GeneralSecurityException;
+import java.security.KeyFactory;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
 import java.security.cert.X509Certificate;
 import java.security.spec.ECGenParameterSpec;
+import java.security.spec.PKCS8EncodedKeySpec;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -25,6 +28,7 @@ import org.bouncycastle.asn1.x509.GeneralNames;
 import org.bouncycastle.asn1.x509.KeyUsage;
 import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
 import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
+import org.bouncycastle.jce.provider.BouncyCastleProvider;
 import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
 import org.bouncycastle.openssl.jcajce.JcaPKCS8Generator;
 import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
@@ -95,9 +99,8 @@ public final class TestCertificates {
   public static void writeTraditional(Path file, KeyPair keys) {
     try {
       // The JDK's EC key leaves the curve out of its inner SEC1 structure; BouncyCastle's keeps it there, as openssl.
-      var asBouncyCastle = java.security.KeyFactory.getInstance(keys.getPrivate().getAlgorithm(),
-          new org.bouncycastle.jce.provider.BouncyCastleProvider())
-          .generatePrivate(new java.security.spec.PKCS8EncodedKeySpec(keys.getPrivate().getEncoded()));
+      var asBouncyCastle = KeyFactory.getInstance(keys.getPrivate().getAlgorithm(), new BouncyCastleProvider())
+          .generatePrivate(new PKCS8EncodedKeySpec(keys.getPrivate().getEncoded()));
       writePem(file, new KeyPair(keys.getPublic(), asBouncyCastle));
     } catch (GeneralSecurityException e) {
       throw new IllegalStateException(e);
@@ -110,8 +113,7 @@ public final class TestCertificates {
       // Written beside and moved over, as a rotation by a tool (cert-manager, a script) would.
       Path temp = file.resolveSibling(file.getFileName() + ".tmp");
       Files.writeString(temp, text);
-      Files.move(temp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
-          java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+      Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

@@ -1,12 +1,13 @@
 package io.futureq.log.raft;
 
+import java.io.Closeable;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
-import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.proto.RaftProtos.RaftGroupIdProto;
 import org.apache.ratis.proto.RaftProtos.RaftRpcRequestProto;
 import org.apache.ratis.proto.RaftProtos.StartLeaderElectionReplyProto;
@@ -36,7 +37,7 @@ import org.slf4j.LoggerFactory;
  * live leader would only lose its term. If the survivor that should stand cannot (its term moved on) or
  * loses, the election timeout still elects one.
  */
-final class EarlyElection implements PeerProcessWatch.Listener, java.io.Closeable {
+final class EarlyElection implements PeerProcessWatch.Listener, Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(EarlyElection.class);
   /**
    * Time for the dead leader's last appends to reach the survivors before they compare logs. A log that

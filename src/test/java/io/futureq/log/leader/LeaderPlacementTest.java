@@ -22,8 +22,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The placement on the FutureQ journal over a real standalone log: restarted after a failure (with back-off, as the
- * node's guardian restarts it), it asks anew whether this node leads and runs the leader again, so the node goes on writing.
+ * The placement on the FutureQ journal over a real standalone log: restarted after a failure (with back-off, as
+ * the node's guardian restarts it), it asks anew whether this node leads and runs the leader again, so the node
+ * goes on writing.
  */
 class LeaderPlacementTest {
   private static final Duration WAIT = Duration.ofSeconds(10);

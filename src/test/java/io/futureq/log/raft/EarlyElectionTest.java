@@ -13,6 +13,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.util.TimeDuration;
 import org.junit.jupiter.api.AfterEach;
@@ -95,8 +96,11 @@ class EarlyElectionTest {
     assertTrue(next.log().entriesSentTo(next.id()) > 0);
   }
 
-  /** The group's first election comes within two seconds (spread, so that the three rarely split the vote); the election timeout governs only the later ones. */
-  private static void quickFirstElection(org.apache.ratis.conf.RaftProperties properties) {
+  /**
+   * The group's first election comes within two seconds (spread, so that the three rarely split the vote); the
+   * election timeout governs only the later ones.
+   */
+  private static void quickFirstElection(RaftProperties properties) {
     RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMin(properties, TimeDuration.valueOf(200, TimeUnit.MILLISECONDS));
     RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMax(properties, TimeDuration.valueOf(2, TimeUnit.SECONDS));
   }

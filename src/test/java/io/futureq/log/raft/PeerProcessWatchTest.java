@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -74,7 +75,7 @@ class PeerProcessWatchTest {
   @Test
   void aPeerRemovedFromTheGroupIsNoLongerWatched() throws Exception {
     Peer peer = listen(0);
-    Map<String, String> group = new java.util.concurrent.ConcurrentHashMap<>(Map.of("p1", peer.address()));
+    Map<String, String> group = new ConcurrentHashMap<>(Map.of("p1", peer.address()));
     watch = PeerProcessWatch.start(() -> Map.copyOf(group), recorder());
     assertEquals("connected p1", next());
     group.clear();

@@ -9,14 +9,15 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.google.protobuf.UnknownFieldSet;
 import io.futureq.log.CommandResult;
 import io.futureq.log.LogClosedException;
 import io.futureq.log.LogOverloadedException;
 import io.futureq.log.WriteQueueLimit;
 import io.futureq.log.proto.LogCommand;
 import io.futureq.log.proto.LogEntry;
-import com.google.protobuf.UnknownFieldSet;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -25,7 +26,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
@@ -141,7 +142,7 @@ class RaftEventLogTest {
         Thread.currentThread().interrupt();
       }
     });
-    java.util.concurrent.atomic.AtomicBoolean writing = new java.util.concurrent.atomic.AtomicBoolean(true);
+    AtomicBoolean writing = new AtomicBoolean(true);
     Thread writer = new Thread(() -> {
       for (int i = 0; writing.get(); i++) {
         try {

@@ -8,11 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.futureq.log.BrokerStateMachine;
 import io.futureq.log.CommandResult;
 import io.futureq.log.LogUnavailableException;
-import io.futureq.log.proto.LeaderEntry;
-import io.futureq.log.proto.LogCommand;
 import io.futureq.log.proto.StoredMessage;
 import java.nio.file.Path;
 import java.time.Duration;

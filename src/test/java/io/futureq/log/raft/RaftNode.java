@@ -23,6 +23,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import java.util.function.LongConsumer;
 import java.util.stream.Stream;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.server.RaftServerConfigKeys;
@@ -44,7 +45,7 @@ final class RaftNode implements AutoCloseable {
   private RaftEventLog log;
   private Consumer<RaftProperties> tuning = properties -> { };
   private WriteQueueLimit limit = new WriteQueueLimit(100_000, 1L << 30);
-  private java.util.function.LongConsumer afterEachApply = nanos -> { };
+  private LongConsumer afterEachApply = nanos -> { };
 
   RaftNode(Path dir, RaftSettings settings) {
     this.dir = dir;
