@@ -114,7 +114,26 @@ final class ClusterProcesses implements AutoCloseable {
       Thread.sleep(200);
     }
     throw new AssertionError("node-" + (i + 1) + " not ready within " + within + " (/ready: " + answer + "): "
-        + log(i));
+        + log(i) + "\n" + threadDump(processes[i]));
+  }
+
+  /**
+   * The threads of a node that is alive but not ready, so that a stall says where it stands (seen once in a loaded
+   * run: node-1 neither logged a line nor served /ready for 2 minutes).
+   */
+  private static String threadDump(Process process) {
+    try {
+      Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+          String.valueOf(process.pid()), "Thread.print").redirectErrorStream(true).start();
+      String dump = new String(jcmd.getInputStream().readAllBytes());
+      jcmd.waitFor(30, TimeUnit.SECONDS);
+      return "threads of pid " + process.pid() + ":\n" + dump;
+    } catch (IOException e) {
+      return "no thread dump: " + e;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "no thread dump: interrupted";
+    }
   }
 
   /** The index of the Raft leader as node {@code asking} sees it, or -1 if it knows none. */
