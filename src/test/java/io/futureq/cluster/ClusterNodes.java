@@ -87,28 +87,6 @@ final class ClusterNodes implements AutoCloseable {
     }
   }
 
-  /** {@code n} ports free now and all different (each is held until all are chosen). */
-  static int[] distinctFreePorts(int n) {
-    List<ServerSocket> held = new ArrayList<>();
-    try {
-      int[] ports = new int[n];
-      for (int i = 0; i < n; i++) {
-        ServerSocket socket = TestPorts.reserve();
-        held.add(socket);
-        ports[i] = socket.getLocalPort();
-      }
-      return ports;
-    } finally {
-      for (ServerSocket socket : held) {
-        try {
-          socket.close();
-        } catch (IOException e) {
-          // closing a probe socket cannot lose anything
-        }
-      }
-    }
-  }
-
   Config config(int i) {
     Map<String, Object> values = new HashMap<>();
     values.put("futureq.node-id", "node-" + (i + 1));

@@ -1,6 +1,7 @@
 package io.futureq.cluster;
 
 import io.futureq.client.FutureQClient;
+import io.futureq.e2e.TestPorts;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -33,7 +34,7 @@ final class ClusterProcesses implements AutoCloseable {
   ClusterProcesses(Path dir, List<String> extraSettings) {
     this.dir = dir;
     this.extraSettings = List.copyOf(extraSettings);
-    int[] ports = ClusterNodes.distinctFreePorts(4 * SIZE);
+    int[] ports = TestPorts.distinct(4 * SIZE);
     for (int i = 0; i < SIZE; i++) {
       grpc[i] = ports[4 * i];
       management[i] = ports[4 * i + 1];

@@ -7,6 +7,8 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -17,11 +19,18 @@ import java.util.concurrent.atomic.AtomicInteger;
  * failed with "Address already in use" (seen in CI). Ports below the range are never given out that way. Each
  * is taken once per JVM, in turn from a random start, so a port a previous test left in TIME_WAIT is not
  * handed out again soon.
+ *
+ * <p>The build runs the test classes in several JVMs at once ({@code forkCount} in pom.xml); each takes its ports
+ * from a slice of its own ({@code futureq.test.fork} of {@code futureq.test.forks}), so two JVMs never choose the
+ * same port between one's probe and its bind.
  */
 public final class TestPorts {
-  private static final int LOWEST = 10_000;
+  private static final int FORKS = Math.max(1, Integer.getInteger("futureq.test.forks", 1));
+  private static final int FORK = Math.floorMod(Integer.getInteger("futureq.test.fork", 1) - 1, FORKS);
+  private static final int SLICE = (ephemeralRangeStart() - 10_000) / FORKS;
+  private static final int LOWEST = 10_000 + FORK * SLICE;
   /** Below Linux's default ephemeral range (32768-60999) where /proc does not say otherwise. */
-  private static final int HIGHEST = ephemeralRangeStart() - 1;
+  private static final int HIGHEST = LOWEST + SLICE - 1;
   private static final AtomicInteger NEXT =
       new AtomicInteger(LOWEST + ThreadLocalRandom.current().nextInt(HIGHEST - LOWEST + 1));
 
@@ -33,6 +42,22 @@ public final class TestPorts {
       return socket.getLocalPort();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  /** {@code n} distinct free ports, all held until all are found. */
+  public static int[] distinct(int n) {
+    List<ServerSocket> held = new ArrayList<>();
+    try {
+      int[] ports = new int[n];
+      for (int i = 0; i < n; i++) {
+        ServerSocket socket = reserve();
+        held.add(socket);
+        ports[i] = socket.getLocalPort();
+      }
+      return ports;
+    } finally {
+      held.forEach(TestPorts::closeQuietly);
     }
   }
 
@@ -64,7 +89,7 @@ public final class TestPorts {
       try {
         socket.close();
       } catch (IOException e) {
-        // an unbound probe: nothing to lose
+        // a probe: closing it loses nothing
       }
     }
   }
@@ -73,7 +98,7 @@ public final class TestPorts {
     try {
       String range = Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim();
       int start = Integer.parseInt(range.split("\\s+")[0]);
-      return start > LOWEST + 1_000 ? start : 32_768;
+      return start > 11_000 ? start : 32_768;
     } catch (IOException | RuntimeException e) {
       return 32_768;
     }

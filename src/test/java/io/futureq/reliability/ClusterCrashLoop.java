@@ -2,6 +2,7 @@ package io.futureq.reliability;
 
 import io.futureq.api.grpc.RaftInfo;
 import io.futureq.client.FutureQClient;
+import io.futureq.e2e.TestPorts;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -69,7 +70,7 @@ public final class ClusterCrashLoop {
   private Workload.Report run() throws Exception {
     long begin = System.currentTimeMillis();
     Files.createDirectories(options.workDir());
-    int[] free = ClusterMember.distinctFreePorts(12);
+    int[] free = TestPorts.distinct(12);
     String[] hosts = {"127.0.0.1", "127.0.0.1", "127.0.0.1"};
     ClusterMember.Ports[] ports = new ClusterMember.Ports[3];
     for (int i = 0; i < 3; i++) {

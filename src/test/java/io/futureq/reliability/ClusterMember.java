@@ -3,7 +3,6 @@ package io.futureq.reliability;
 import io.futureq.api.grpc.RaftInfo;
 import io.futureq.client.FutureQClient;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -90,30 +89,6 @@ final class ClusterMember implements AutoCloseable {
       members.add(new ClusterMember(i, hosts[i], ports[i], dir, conf, prefix.get(i)));
     }
     return members;
-  }
-
-  /** {@code n} distinct free ports, all held until all are found. */
-  static int[] distinctFreePorts(int n) {
-    List<ServerSocket> held = new ArrayList<>();
-    try {
-      int[] ports = new int[n];
-      for (int i = 0; i < n; i++) {
-        ServerSocket socket = new ServerSocket(0);
-        held.add(socket);
-        ports[i] = socket.getLocalPort();
-      }
-      return ports;
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
-    } finally {
-      for (ServerSocket socket : held) {
-        try {
-          socket.close();
-        } catch (IOException e) {
-          // freed anyway
-        }
-      }
-    }
   }
 
   String grpcTarget() {
