@@ -12,25 +12,15 @@ import io.futureq.log.proto.LogCommand;
 import io.futureq.storage.OrderedStore;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
-import java.util.function.Supplier;
 import org.apache.ratis.conf.RaftProperties;
-import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
-import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftPeerId;
-import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
-import org.apache.ratis.thirdparty.com.google.protobuf.TextFormat;
 
 /**
  * The clustered {@link EventLog}: this node's Ratis server (one replica of the store), to which the write
@@ -55,53 +45,31 @@ import org.apache.ratis.thirdparty.com.google.protobuf.TextFormat;
 public final class RaftEventLog implements EventLog {
   private final RaftSettings settings;
   private final RaftServer server;
+  private final ReplicaView replica;
   private final RatisStateMachine stateMachine;
   private final EntryCommitter committer;
   private final LeaderSubmit submissions;
   private final Membership membership;
   private final ReplicaLease lease;
-  /** Null unless {@link RaftSettings#watchPeerProcesses()}. */
-  private final PeerProcessWatch peerWatch;
-  private final EarlyElection earlyElection;
-  private final List<Consumer<String>> peerGoneListeners = new CopyOnWriteArrayList<>();
+  private final CatchUpSinceStart catchUp;
+  private final PeerLiveness peers;
   private volatile boolean closed;
-  /** Appended by the first {@link #caughtUp} call, again after one failed; see there. */
-  private CompletableFuture<Long> startBarrier;
 
-  private RaftEventLog(RaftSettings settings, RaftServer server, RatisStateMachine stateMachine,
+  /** Built by {@link ReplicaStartup} once the server runs; starts the lease and, if set, the peer watch. */
+  RaftEventLog(RaftSettings settings, RaftServer server, ReplicaView replica, RatisStateMachine stateMachine,
       EntryCommitter committer, LeaderSubmit submissions, Membership membership, EarlyElection earlyElection) {
     this.settings = settings;
     this.submissions = submissions;
     this.server = server;
+    this.replica = replica;
     this.stateMachine = stateMachine;
     this.committer = committer;
     this.membership = membership;
     this.lease = ReplicaLease.start(server, settings.electionTimeout(),
         () -> Barrier.applied(this, this, settings.requestTimeout()));
-    this.earlyElection = earlyElection;
-    this.peerWatch = settings.watchPeerProcesses() ? PeerProcessWatch.start(this::otherPeers,
-        new PeerProcessWatch.Listener() {
-          @Override
-          public void gone(String id) {
-            // Downing first: it only sends, while the early election waits for the survivors' answers.
-            peerGoneListeners.forEach(listener -> listener.accept(id));
-            earlyElection.gone(id);
-          }
-
-          @Override
-          public void connected(String id) {
-            earlyElection.connected(id);
-          }
-        }) : null;
-  }
-
-  /** The leader this node's replica follows (or is), or null while it knows none. */
-  private static RaftPeerId currentLeader(RaftServer server) {
-    try {
-      return server.getDivision(RaftServerFactory.GROUP_ID).getInfo().getLeaderId();
-    } catch (IOException e) {
-      return null;
-    }
+    this.catchUp = new CatchUpSinceStart(() -> Barrier.applied(this, this, settings.requestTimeout()), lease,
+        replica);
+    this.peers = new PeerLiveness(settings.watchPeerProcesses(), replica, earlyElection);
   }
 
   /**
@@ -109,7 +77,7 @@ public final class RaftEventLog implements EventLog {
    * {@link RaftSettings#watchPeerProcesses()} on; never otherwise).
    */
   public void onPeerProcessGone(Consumer<String> listener) {
-    peerGoneListeners.add(listener);
+    peers.onGone(listener);
   }
 
   /**
@@ -117,27 +85,7 @@ public final class RaftEventLog implements EventLog {
    * node must be part of before it acts on a peer's death (an isolated node sees every other one gone).
    */
   public boolean majorityAlive() {
-    try {
-      var voters = server.getDivision(RaftServerFactory.GROUP_ID).getRaftConf().getCurrentPeers();
-      long alive = voters.stream().filter(p -> peerWatch == null || !peerWatch.isGone(p.getId().toString())).count();
-      return alive * 2 > voters.size();
-    } catch (IOException e) {
-      return false;
-    }
-  }
-
-  /** Voters and listeners of the group but this node, id to Raft address. */
-  private Map<String, String> otherPeers() {
-    RaftServer.Division division;
-    try {
-      division = server.getDivision(RaftServerFactory.GROUP_ID);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    Map<String, String> peers = new TreeMap<>(RaftServerFactory.addresses(division.getRaftConf().getCurrentPeers()));
-    peers.putAll(RaftServerFactory.addresses(division.getRaftConf().getCurrentPeers(RaftPeerRole.LISTENER)));
-    peers.remove(settings.nodeId());
-    return peers;
+    return peers.majorityAlive();
   }
 
   /**
@@ -166,38 +114,8 @@ public final class RaftEventLog implements EventLog {
   static RaftEventLog start(RaftSettings settings, OrderedStore store, BrokerStateMachine stateMachine,
       int maxCommands, WriteQueueLimit limit, AppliedListener listener, LongConsumer applyNanos,
       Consumer<Throwable> onFatal, Consumer<RaftProperties> tuning) {
-    if (stateMachine.appliedIndex() > 0 && !Files.isDirectory(RaftServerFactory.groupDir(settings))) {
-      throw new IllegalStateException("the store has applied log index " + stateMachine.appliedIndex()
-          + " but the Raft storage " + RaftServerFactory.groupDir(settings) + " is new; a store written by the "
-          + "standalone log or kept after wiping the Raft storage would skip entries: wipe both or neither");
-    }
-    RaftProperties properties = RaftServerFactory.properties(settings);
-    tuning.accept(properties);
-    LeaderSubmit submissions = new LeaderSubmit(RaftPeerId.valueOf(settings.nodeId()), settings.requestTimeout());
-    RatisStateMachine ratis = new RatisStateMachine(store, stateMachine, listener, applyNanos, onFatal, submissions);
-    RaftServer server = null;
-    try {
-      server = RaftServerFactory.server(settings, properties, ratis);
-      submissions.attach(server);
-      server.start();
-      RaftServer started = server;
-      Supplier<RaftGroup> group = () -> RaftServerFactory.currentGroup(started, settings);
-      EntryCommitter committer = new EntryCommitter(leader -> {
-        RaftGroup current = group.get();
-        return RaftServerFactory.client(settings, properties, current,
-            leader != null && current.getPeer(leader) != null ? leader : null);
-      }, () -> currentLeader(started), maxCommands, settings.maxEntryBytes(), settings.maxOutstandingEntries(),
-          settings.requestTimeout(), limit);
-      return new RaftEventLog(settings, server, ratis, committer, submissions,
-          new Membership(server, group, properties, RaftServerFactory.parameters(settings.tls()),
-              settings.requestTimeout()),
-          new EarlyElection(server, properties, RaftServerFactory.parameters(settings.tls())));
-    } catch (IOException | RuntimeException e) {
-      closeAfterFailure(server, e);
-      throw new UncheckedIOException("cannot start the Raft server of " + settings.nodeId() + " on "
-          + settings.address() + " with storage " + settings.storageDir() + ": " + e.getMessage(),
-          e instanceof IOException io ? io : new IOException(e));
-    }
+    return ReplicaStartup.start(settings, store, stateMachine, maxCommands, limit, listener, applyNanos, onFatal,
+        tuning);
   }
 
   /**
@@ -294,23 +212,7 @@ public final class RaftEventLog implements EventLog {
 
   /** Why this replica has not {@linkplain #caughtUp caught up}, or null when it has. */
   public String behind() {
-    if (closed) {
-      return "the Raft log is closed";
-    }
-    CompletableFuture<Long> barrier;
-    synchronized (this) {
-      if (startBarrier == null || startBarrier.isCompletedExceptionally()) {
-        startBarrier = Barrier.applied(this, this, settings.requestTimeout());
-      }
-      barrier = startBarrier;
-    }
-    if (!barrier.isDone()) {
-      return "Raft replica applying what was committed before it started (applied index " + appliedIndex() + ")";
-    }
-    if (!lease.current()) {
-      return "Raft replica out of touch with the leader, or catching up after it was";
-    }
-    return status().leaderId().isEmpty() ? "no Raft leader known" : null;
+    return closed ? "the Raft log is closed" : catchUp.behind();
   }
 
   /**
@@ -318,28 +220,12 @@ public final class RaftEventLog implements EventLog {
    * only, so that the cluster counts it once, not once per replica.
    */
   public boolean leading() {
-    try {
-      DivisionInfo info = server.getDivision(RaftServerFactory.GROUP_ID).getInfo();
-      return info.isAlive() && info.isLeader();
-    } catch (IOException e) {
-      return false;
-    }
+    return replica.leading();
   }
 
   /** What this node knows of the group now; {@link RaftStatus.Role#STOPPED} once closed or failed. */
   public RaftStatus status() {
-    try {
-      RaftServer.Division division = server.getDivision(RaftServerFactory.GROUP_ID);
-      DivisionInfo info = division.getInfo();
-      RaftPeerId leader = info.getLeaderId();
-      return new RaftStatus(settings.nodeId(), role(info), leader == null ? "" : leader.toString(),
-          info.getCurrentTerm(), division.getRaftLog().getLastCommittedIndex(), appliedIndex(),
-          RaftServerFactory.addresses(division.getRaftConf().getCurrentPeers()),
-          RaftServerFactory.addresses(division.getRaftConf().getCurrentPeers(RaftPeerRole.LISTENER)));
-    } catch (IOException e) {
-      return new RaftStatus(settings.nodeId(), RaftStatus.Role.STOPPED, "", 0, 0, appliedIndex(), Map.of(),
-          Map.of());
-    }
+    return replica.status();
   }
 
   /**
@@ -348,11 +234,7 @@ public final class RaftEventLog implements EventLog {
    * test times out waiting for it.
    */
   String ratisRoleInfo() {
-    try {
-      return TextFormat.shortDebugString(server.getDivision(RaftServerFactory.GROUP_ID).getInfo().getRoleInfoProto());
-    } catch (IOException | RuntimeException e) {
-      return "no role info: " + e;
-    }
+    return replica.roleInfo();
   }
 
   /**
@@ -369,16 +251,16 @@ public final class RaftEventLog implements EventLog {
    * Removes node {@code id} from the group (voting member or listener); completes when the new
    * configuration is committed. The removed node's server keeps running until it is stopped.
    */
+  public CompletableFuture<Void> removePeer(String id) {
+    return membership.removePeer(id);
+  }
+
   /**
    * If this replica leads, hands leadership to another member and completes once it has (or the attempt ended):
    * a node that stops on purpose spares the others an election timeout.
    */
   public CompletableFuture<Void> handOverLeadership() {
     return membership.handOverLeadership();
-  }
-
-  public CompletableFuture<Void> removePeer(String id) {
-    return membership.removePeer(id);
   }
 
   /** Commits and answers everything appended so far (within twice the request timeout), then stops the server. */
@@ -388,14 +270,7 @@ public final class RaftEventLog implements EventLog {
       return;
     }
     closed = true;
-    if (peerWatch != null) {
-      peerWatch.close();
-    }
-    try {
-      earlyElection.close();
-    } catch (IOException e) {
-      // its client only asked peers for their last entry: nothing to lose
-    }
+    peers.close();
     lease.close();
     try {
       committer.close();
@@ -405,28 +280,6 @@ public final class RaftEventLog implements EventLog {
         server.close();
       } catch (IOException e) {
         throw new UncheckedIOException("closing the Raft server of " + settings.nodeId() + " failed", e);
-      }
-    }
-  }
-
-  private static RaftStatus.Role role(DivisionInfo info) {
-    if (!info.isAlive()) {
-      return RaftStatus.Role.STOPPED;
-    }
-    switch (info.getCurrentRole()) {
-      case LEADER: return RaftStatus.Role.LEADER;
-      case CANDIDATE: return RaftStatus.Role.CANDIDATE;
-      case LISTENER: return RaftStatus.Role.LISTENER;
-      default: return RaftStatus.Role.FOLLOWER;
-    }
-  }
-
-  private static void closeAfterFailure(RaftServer server, Exception cause) {
-    if (server != null) {
-      try {
-        server.close();
-      } catch (IOException | RuntimeException e) {
-        cause.addSuppressed(e);
       }
     }
   }
