@@ -21,12 +21,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * handed out again soon.
  *
  * <p>The build runs the test classes in several JVMs at once ({@code forkCount} in pom.xml); each takes its ports
- * from a slice of its own ({@code futureq.test.fork} of {@code futureq.test.forks}), so two JVMs never choose the
+ * from a slice of its own ({@code test.ports.fork} of {@code test.ports.forks}), so two JVMs never choose the
  * same port between one's probe and its bind.
  */
 public final class TestPorts {
-  private static final int FORKS = Math.max(1, Integer.getInteger("futureq.test.forks", 1));
-  private static final int FORK = Math.floorMod(Integer.getInteger("futureq.test.fork", 1) - 1, FORKS);
+  private static final int FORKS = Math.max(1, Integer.getInteger("test.ports.forks", 1));
+  private static final int FORK = Math.floorMod(Integer.getInteger("test.ports.fork", 1) - 1, FORKS);
   private static final int SLICE = (ephemeralRangeStart() - 10_000) / FORKS;
   private static final int LOWEST = 10_000 + FORK * SLICE;
   /** Below Linux's default ephemeral range (32768-60999) where /proc does not say otherwise. */
