@@ -43,7 +43,8 @@ class PartitionTest {
     Assumptions.assumeTrue(why == null, "network namespaces unavailable, partition test skipped: " + why);
     long begin = System.currentTimeMillis();
     List<String> journal = new ArrayList<>();
-    Workload workload = new Workload(new Workload.Options(System.nanoTime(), 50, 3000,
+    // -Dpartition.seed=S replays a run's workload (scripts/soak.sh replays those that found faults).
+    Workload workload = new Workload(new Workload.Options(Long.getLong("partition.seed", System.nanoTime()), 50, 3000,
         ClusterCrashLoop.IN_FLIGHT_TIMEOUT_MS), line -> {
           System.out.println("[partition] " + line);
           journal.add(line);
