@@ -1,6 +1,7 @@
 package io.futureq.cluster;
 
 import io.futureq.client.FutureQClient;
+import io.futureq.e2e.BrokerJvm;
 import io.futureq.e2e.TestPorts;
 import java.io.IOException;
 import java.net.URI;
@@ -83,7 +84,7 @@ final class ClusterProcesses implements AutoCloseable {
     ProcessBuilder builder = new ProcessBuilder(launcher.toString(), "server", "--config", conf.toString())
         .redirectErrorStream(true).redirectOutput(logFile(i).toFile());
     builder.environment().put("FUTUREQ_CLASSPATH", System.getProperty("java.class.path"));
-    builder.environment().put("JAVA_OPTS", "-Xmx384m");
+    builder.environment().put("JAVA_OPTS", BrokerJvm.javaOpts("384m"));
     processes[i] = builder.start();
   }
 

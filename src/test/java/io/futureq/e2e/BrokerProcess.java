@@ -84,7 +84,7 @@ final class BrokerProcess implements AutoCloseable {
     ProcessBuilder builder = new ProcessBuilder(List.of(Path.of("bin", "futureq").toAbsolutePath().toString(),
         "server", "--config", conf.toString()));
     builder.environment().put("FUTUREQ_CLASSPATH", System.getProperty("java.class.path"));
-    builder.environment().put("JAVA_OPTS", "-Xmx512m");
+    builder.environment().put("JAVA_OPTS", BrokerJvm.javaOpts("512m"));
     Process p = builder.redirectErrorStream(true).redirectOutput(log.toFile()).start();
     return new BrokerProcess(p, log, grpc, management);
   }
@@ -105,6 +105,7 @@ final class BrokerProcess implements AutoCloseable {
       throws IOException {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     List<String> command = new ArrayList<>(List.of(java, "-Xmx512m"));
+    command.addAll(BrokerJvm.OPTIONS);
     command.addAll(jvmOptions);
     command.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.futureq.cli.FutureqCommand", "server",
         "--config", conf.toString()));

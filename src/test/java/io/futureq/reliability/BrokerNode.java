@@ -1,5 +1,6 @@
 package io.futureq.reliability;
 
+import io.futureq.e2e.BrokerJvm;
 import io.futureq.e2e.TestPorts;
 import java.io.IOException;
 import java.net.URI;
@@ -81,7 +82,9 @@ public final class BrokerNode implements AutoCloseable {
     ProcessBuilder builder;
     if (launcher.isEmpty()) {
       command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-      command.addAll(List.of("-Xmx512m", "-cp", System.getProperty("java.class.path"),
+      command.add("-Xmx512m");
+      command.addAll(BrokerJvm.OPTIONS);
+      command.addAll(List.of("-cp", System.getProperty("java.class.path"),
           "io.futureq.cli.FutureqCommand"));
       command.addAll(List.of("server", "--config", config.toString()));
       builder = new ProcessBuilder(command);
@@ -89,7 +92,7 @@ public final class BrokerNode implements AutoCloseable {
       command.addAll(launcher);
       command.addAll(List.of("server", "--config", config.toString()));
       builder = new ProcessBuilder(command);
-      builder.environment().putIfAbsent("JAVA_OPTS", "-Xmx512m");
+      builder.environment().putIfAbsent("JAVA_OPTS", BrokerJvm.javaOpts("512m"));
     }
     process = builder.redirectErrorStream(true).redirectOutput(log.toFile()).start();
     awaitReady(within);

@@ -2,6 +2,7 @@ package io.futureq.reliability;
 
 import io.futureq.api.grpc.RaftInfo;
 import io.futureq.client.FutureQClient;
+import io.futureq.e2e.BrokerJvm;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -102,11 +103,9 @@ final class ClusterMember implements AutoCloseable {
     }
     log = dir.getParent().resolve(nodeId + "-" + incarnation++ + ".log");
     List<String> command = new ArrayList<>(prefix);
-    // C1 only and the serial collector: three JVMs and the test's share two cores with other builds,
-    // and a restarted node spends its first minute compiling; C2's speed is not what is tested here
-    command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx384m",
-        "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp",
-        System.getProperty("java.class.path"), "io.futureq.cli.FutureqCommand", "server", "--config",
+    command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx384m"));
+    command.addAll(BrokerJvm.OPTIONS);
+    command.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.futureq.cli.FutureqCommand", "server", "--config",
         config.toString()));
     process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
   }
