@@ -1,26 +1,13 @@
 package io.futureq.topic;
 
-import io.futureq.serialization.CborSerializable;
-import com.google.protobuf.ByteString;
 import io.futureq.group.ConsumerGroup;
 import io.futureq.group.DueFeed;
 import io.futureq.group.DueMessage;
-import io.futureq.group.GroupContext;
-import io.futureq.group.UniversalFanout;
 import io.futureq.log.Barrier;
-import io.futureq.log.Failures;
-import io.futureq.log.LogUnavailableException;
-import io.futureq.log.proto.DeleteBatch;
-import io.futureq.log.proto.ExpireMessages;
 import io.futureq.log.proto.GroupAck;
-import io.futureq.log.proto.LogCommand;
-import io.futureq.metrics.TopicMetrics;
-import io.futureq.storage.StorageKeys;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
+import io.futureq.serialization.CborSerializable;
+import java.time.InstantSource;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -41,6 +28,11 @@ import org.apache.pekko.pattern.StatusReply;
  * all groups and passes them the announcements of stored and removed messages) and its consumer groups,
  * batches the groups' acks into deletes, and removes expired messages on a timer set for the earliest
  * expiry.
+ *
+ * <p>The entity keeps the protocol and what passes through to the feed; its other handlers live in one
+ * package-private class per concern, which holds that concern's state: {@link TopicGroups} (attaching
+ * consumers, spawning and deleting groups), {@link DeleteBatcher} (acks into delete batches) and
+ * {@link TopicExpiry} (the expiry timer).
  */
 public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
   public static final EntityTypeKey<Command> ENTITY_KEY = EntityTypeKey.create(Command.class, "topic");
@@ -102,72 +94,81 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
    */
   public record StoreReplaced(long appliedIndex) implements Command {}
 
-  private record GroupAcked(ConsumerGroup.Acked acked) implements Command {}
+  // Internal messages: the entity sends them to itself (adapted replies, pipe-to-self results, timer
+  // ticks). Those its handler groups send and handle are package-private for them, not for callers.
 
   private record SettleApplied(Settle settle, Throwable failure) implements Command {}
 
-  private record GroupReady(String group, Throwable failure) implements Command {}
+  /** A group's acks, adapted; see {@link DeleteBatcher}. */
+  record GroupAcked(ConsumerGroup.Acked acked) implements Command {}
 
-  private record GroupStopped(String group, ActorRef<ConsumerGroup.Command> ref) implements Command {}
+  /** A durable group's registration was applied here, or failed; see {@link TopicGroups}. */
+  record GroupReady(String group, Throwable failure) implements Command {}
 
-  private record Flush() implements Command {}
+  /** A group's actor stopped; see {@link TopicGroups}. */
+  record GroupStopped(String group, ActorRef<ConsumerGroup.Command> ref) implements Command {}
 
-  private record FlushDone(List<GroupAck> batch, Throwable failure) implements Command {}
+  /** Time to write the acks gathered; see {@link DeleteBatcher}. */
+  record Flush() implements Command {}
 
-  private record ExpiryDue() implements Command {}
+  /** The delete of {@code batch} was written, or failed; see {@link DeleteBatcher}. */
+  record FlushDone(List<GroupAck> batch, Throwable failure) implements Command {}
 
-  private record ExpiryScanned(ExpiryScanner.Expired expired, Throwable failure) implements Command {}
+  /** The earliest expiry known came; see {@link TopicExpiry}. */
+  record ExpiryDue() implements Command {}
 
-  private record ExpiryDone(int count, boolean more, long nextExpiryMs, Throwable failure) implements Command {}
+  /** What the scan of the TTL index found, or its failure; see {@link TopicExpiry}. */
+  record ExpiryScanned(ExpiryScanner.Expired expired, Throwable failure) implements Command {}
+
+  /** {@code count} expired messages were removed, or their removal failed; see {@link TopicExpiry}. */
+  record ExpiryDone(int count, boolean more, long nextExpiryMs, Throwable failure) implements Command {}
 
   public static void init(ClusterSharding sharding, TopicContext context) {
-    sharding.init(Entity.of(ENTITY_KEY, entity -> create(entity.getEntityId(), context, entity.getShard())));
+    sharding.init(Entity.of(ENTITY_KEY,
+        entity -> create(entity.getEntityId(), context, entity.getShard(), InstantSource.system())));
   }
 
-  private static Behavior<Command> create(String topic, TopicContext context,
-      ActorRef<ClusterSharding.ShardCommand> shard) {
-    return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> new TopicEntity(ctx, timers, topic, context, shard)));
+  /**
+   * The entity of {@code topic}, asking {@code shard} to passivate it. Its timers read {@code clock}: the
+   * system clock, or in a test one that follows {@code ManualTime}.
+   */
+  static Behavior<Command> create(String topic, TopicContext context, ActorRef<ClusterSharding.ShardCommand> shard,
+      InstantSource clock) {
+    return Behaviors.setup(ctx -> Behaviors.withTimers(
+        timers -> new TopicEntity(ctx, timers, topic, context, shard, clock)));
   }
 
-  private final TimerScheduler<Command> timers;
   private final ActorRef<ClusterSharding.ShardCommand> shard;
   private final String topic;
   private final TopicContext tc;
-  private final ActorRef<ConsumerGroup.Acked> ackSink;
   private final ActorRef<DueFeed.Command> feed;
-  private final Map<String, ActorRef<ConsumerGroup.Command>> groups = new HashMap<>();
-  private final Map<String, List<Attach>> waitingForGroup = new HashMap<>();
-  private List<GroupAck> pendingAcks = new ArrayList<>();
-  private boolean flushing;
-  /** Acks of keyed messages are waiting: the next flush goes at once. */
-  private boolean keyedPending;
-  private boolean expiring;
-  private boolean rescanExpiry;
-  private long expiryTimerAt = Long.MAX_VALUE;
-  /** Names each group's actor uniquely: a deleted group's name may be taken again before its actor stopped. */
-  private long groupsSpawned;
+  private final TopicGroups groups;
+  private final DeleteBatcher deletes;
+  private final TopicExpiry expiry;
 
   private TopicEntity(ActorContext<Command> ctx, TimerScheduler<Command> timers, String topic, TopicContext tc,
-      ActorRef<ClusterSharding.ShardCommand> shard) {
+      ActorRef<ClusterSharding.ShardCommand> shard, InstantSource clock) {
     super(ctx);
-    this.timers = timers;
     this.shard = shard;
     this.topic = topic;
     this.tc = tc;
-    this.ackSink = ctx.messageAdapter(ConsumerGroup.Acked.class, GroupAcked::new);
     // Its groups cannot deliver without it: if it fails, the entity fails with it (a death pact) and
     // sharding starts the topic afresh on its next message, as after a move.
     this.feed = ctx.spawn(DueFeed.create(topic, tc.settings(), tc.store(), tc.bucketMs(), tc.storageExecutor(),
         tc.wakeTimer(), tc.askTimeout()), "due-feed");
     ctx.watch(feed);
+    ActorRef<ConsumerGroup.Acked> ackSink = ctx.messageAdapter(ConsumerGroup.Acked.class, GroupAcked::new);
+    this.groups = new TopicGroups(ctx, topic, tc, clock, ackSink, feed);
+    this.deletes = new DeleteBatcher(ctx, timers, topic, tc);
+    this.expiry = new TopicExpiry(ctx, timers, topic, tc, clock);
     tc.localTopics().started(topic, ctx.getSelf());
-    ctx.getSelf().tell(new ExpiryDue());
+    expiry.start();
   }
 
   @Override
   public Receive<Command> createReceive() {
     return newReceiveBuilder()
-        .onMessage(Attach.class, this::onAttach)
+        .onMessage(Attach.class, groups::onAttach)
         .onMessage(MessagesStored.class, this::onMessagesStored)
         .onMessage(MessagesRemoved.class, this::onMessagesRemoved)
         .onMessage(GetStats.class, this::onGetStats)
@@ -175,96 +176,54 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
         .onMessage(GroupsDeleted.class, this::onGroupsDeleted)
         .onMessage(Wake.class, w -> this)
         .onMessage(StoreReplaced.class, this::onStoreReplaced)
-        .onMessage(GroupAcked.class, this::onGroupAcked)
+        .onMessage(GroupAcked.class, deletes::onGroupAcked)
         .onMessage(Settle.class, this::onSettle)
         .onMessage(SettleApplied.class, this::onSettleApplied)
-        .onMessage(GroupReady.class, this::onGroupReady)
-        .onMessage(GroupStopped.class, this::onGroupStopped)
-        .onMessage(Flush.class, this::onFlush)
-        .onMessage(FlushDone.class, this::onFlushDone)
-        .onMessage(ExpiryDue.class, this::onExpiryDue)
-        .onMessage(ExpiryScanned.class, this::onExpiryScanned)
-        .onMessage(ExpiryDone.class, this::onExpiryDone)
+        .onMessage(GroupReady.class, groups::onGroupReady)
+        .onMessage(GroupStopped.class, groups::onGroupStopped)
+        .onMessage(Flush.class, deletes::onFlush)
+        .onMessage(FlushDone.class, deletes::onFlushDone)
+        .onMessage(ExpiryDue.class, expiry::onExpiryDue)
+        .onMessage(ExpiryScanned.class, expiry::onExpiryScanned)
+        .onMessage(ExpiryDone.class, expiry::onExpiryDone)
         .onSignal(PostStop.class, s -> onPostStop())
         .build();
   }
 
-  private Behavior<Command> onAttach(Attach attach) {
-    ActorRef<ConsumerGroup.Command> group = groups.get(attach.group());
-    if (group != null) {
-      return join(group, attach);
-    }
-    if (attach.group().isEmpty()) {
-      long nowBucket = System.currentTimeMillis() / tc.bucketMs();
-      byte[] start = StorageKeys.message(StorageKeys.topicHash(topic), nowBucket, 0);
-      return join(spawnGroup("", start), attach);
-    }
-    List<Attach> waiting = waitingForGroup.get(attach.group());
-    if (waiting != null) {
-      waiting.add(attach);
-      return this;
-    }
-    waitingForGroup.put(attach.group(), new ArrayList<>(List.of(attach)));
-    getContext().pipeToSelf(GroupRegistration.register(tc, topic, attach.group()),
-        (ok, failure) -> new GroupReady(attach.group(), failure));
-    return this;
-  }
-
-  private Behavior<Command> join(ActorRef<ConsumerGroup.Command> group, Attach attach) {
-    group.tell(attach.add());
-    attach.replyTo().tell(StatusReply.success(group));
-    return this;
-  }
-
-  private Behavior<Command> onGroupReady(GroupReady ready) {
-    List<Attach> waiting = waitingForGroup.remove(ready.group());
-    if (ready.failure() != null) {
-      String why = "cannot create group '" + ready.group() + "' of topic " + topic
-          + ": " + ready.failure().getMessage();
-      waiting.forEach(a -> a.replyTo().tell(StatusReply.error(why)));
-      return this;
-    }
-    ActorRef<ConsumerGroup.Command> group = spawnGroup(ready.group(), null);
-    waiting.forEach(a -> join(group, a));
-    return this;
-  }
-
-  private ActorRef<ConsumerGroup.Command> spawnGroup(String name, byte[] startAfter) {
-    GroupContext gc = new GroupContext(topic, name, tc.groupSettings(), tc.settings(), tc.eventLog(),
-        tc.maxConsumersPerGroup(), tc.wakeTimer(), ackSink, feed);
-    ActorRef<ConsumerGroup.Command> group = name.isEmpty()
-        ? getContext().spawn(UniversalFanout.create(gc, startAfter), "universal")
-        : getContext().spawn(ConsumerGroup.create(gc, startAfter), "group-" + name + "-" + ++groupsSpawned);
-    getContext().watchWith(group, new GroupStopped(name, group));
-    groups.put(name, group);
-    return group;
-  }
-
-  /** Only the group that stopped: a deleted group's successor of the same name may already run. */
-  private Behavior<Command> onGroupStopped(GroupStopped stopped) {
-    groups.remove(stopped.group(), stopped.ref());
-    return this;
-  }
-
   private Behavior<Command> onMessagesStored(MessagesStored stored) {
     feed.tell(new DueFeed.Stored(stored.index(), stored.messages()));
-    long earliest = Long.MAX_VALUE;
-    for (DueMessage m : stored.messages()) {
-      if (m.message().getExpireMs() > 0) {
-        earliest = Math.min(earliest, m.message().getExpireMs());
-      }
-    }
-    armExpiryTimer(earliest);
-    return this;
-  }
-
-  private Behavior<Command> onStoreReplaced(StoreReplaced replaced) {
-    shard.tell(new ClusterSharding.Passivate<>(getContext().getSelf()));
+    expiry.stored(stored.messages());
     return this;
   }
 
   private Behavior<Command> onMessagesRemoved(MessagesRemoved removed) {
     feed.tell(new DueFeed.Removed(removed.storageKeys()));
+    return this;
+  }
+
+  private Behavior<Command> onGetStats(GetStats get) {
+    StatsQuery.gather(tc, topic, groups.running(), getContext().getSystem().scheduler())
+        .whenComplete((stats, failure) -> get.replyTo().tell(failure == null ? StatusReply.success(stats)
+            : StatusReply.error("stats of topic " + topic + " failed: " + failure.getMessage())));
+    return this;
+  }
+
+  /** A rescheduled message: groups drop its old key, and those that had not acked it get the new one. */
+  private Behavior<Command> onMessageMoved(MessageMoved moved) {
+    feed.tell(new DueFeed.Moved(moved.index(), moved.from(), moved.to(), moved.ackedBy()));
+    expiry.stored(List.of(moved.to()));
+    return this;
+  }
+
+  /** Acks not flushed yet are dropped too: a new group of the same name must not inherit them. */
+  private Behavior<Command> onGroupsDeleted(GroupsDeleted deleted) {
+    deletes.dropGroups(deleted.groups());
+    groups.delete(deleted.groups(), deleted.why());
+    return this;
+  }
+
+  private Behavior<Command> onStoreReplaced(StoreReplaced replaced) {
+    shard.tell(new ClusterSharding.Passivate<>(getContext().getSelf()));
     return this;
   }
 
@@ -276,7 +235,10 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
     return this;
   }
 
-  /** The replica applied the entry, so its removals are on their way through the feed, which asks the groups behind them. */
+  /**
+   * The replica applied the entry, so its removals are on their way through the feed, which asks the groups
+   * behind them.
+   */
   private Behavior<Command> onSettleApplied(SettleApplied applied) {
     if (applied.failure() != null) {
       applied.settle().replyTo().tell(StatusReply.error("topic " + topic + ": " + applied.failure().getMessage()));
@@ -286,148 +248,9 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
     return this;
   }
 
-  private Behavior<Command> onGetStats(GetStats get) {
-    StatsQuery.gather(tc, topic, groups.values(), getContext().getSystem().scheduler())
-        .whenComplete((stats, failure) -> get.replyTo().tell(failure == null ? StatusReply.success(stats)
-            : StatusReply.error("stats of topic " + topic + " failed: " + failure.getMessage())));
-    return this;
-  }
-
-  /** A rescheduled message: groups drop its old key, and those that had not acked it get the new one. */
-  private Behavior<Command> onMessageMoved(MessageMoved moved) {
-    feed.tell(new DueFeed.Moved(moved.index(), moved.from(), moved.to(), moved.ackedBy()));
-    armExpiryTimer(moved.to().message().getExpireMs() > 0 ? moved.to().message().getExpireMs() : Long.MAX_VALUE);
-    return this;
-  }
-
-  /** Acks not flushed yet are dropped too: a new group of the same name must not inherit them. */
-  private Behavior<Command> onGroupsDeleted(GroupsDeleted deleted) {
-    pendingAcks.removeIf(ack -> deleted.groups().contains(ack.getGroup()));
-    for (String name : deleted.groups()) {
-      ActorRef<ConsumerGroup.Command> group = groups.remove(name);
-      if (group != null) {
-        group.tell(new ConsumerGroup.Delete(deleted.why()));
-      }
-    }
-    return this;
-  }
-
-  private Behavior<Command> onGroupAcked(GroupAcked acked) {
-    for (byte[] key : acked.acked().storageKeys()) {
-      pendingAcks.add(GroupAck.newBuilder().setTopic(topic).setGroup(acked.acked().group())
-          .setStorageKey(ByteString.copyFrom(key)).build());
-    }
-    if (acked.acked().keyed()) {
-      // A key is free again only once its message's delete is written: no batching delay for those.
-      keyedPending = true;
-      return flushing ? this : onFlush(new Flush());
-    }
-    if (!timers.isTimerActive("flush")) {
-      timers.startSingleTimer("flush", new Flush(), tc.settings().deleteBatchInterval());
-    }
-    return this;
-  }
-
-  private Behavior<Command> onFlush(Flush flush) {
-    if (flushing || pendingAcks.isEmpty()) {
-      return this;
-    }
-    flushing = true;
-    keyedPending = false;
-    timers.cancel("flush");
-    List<GroupAck> batch = pendingAcks;
-    pendingAcks = new ArrayList<>();
-    LogCommand delete = LogCommand.newBuilder().setDelete(DeleteBatch.newBuilder().addAllAcks(batch)).build();
-    getContext().pipeToSelf(tc.eventLog().append(delete), (ok, failure) -> new FlushDone(batch, failure));
-    return this;
-  }
-
-  private Behavior<Command> onFlushDone(FlushDone done) {
-    flushing = false;
-    Duration next = keyedPending ? Duration.ZERO : tc.settings().deleteBatchInterval();
-    if (done.failure() != null) {
-      Throwable cause = Failures.cause(done.failure());
-      if (cause instanceof LogUnavailableException) {
-        // What every write leader change does to a batch in flight: a line, not a stack trace.
-        getContext().getLog().warn("deleting {} acked messages of topic {} failed ({}); retrying",
-            done.batch().size(), topic, cause.getMessage());
-      } else {
-        getContext().getLog().warn("deleting {} acked messages of topic {} failed; retrying", done.batch().size(),
-            topic, cause);
-      }
-      done.batch().addAll(pendingAcks);
-      pendingAcks = new ArrayList<>(done.batch());
-      next = tc.settings().retryBackoff();
-    }
-    if (!pendingAcks.isEmpty()) {
-      timers.startSingleTimer("flush", new Flush(), next);
-    }
-    return this;
-  }
-
-  private Behavior<Command> onExpiryDue(ExpiryDue due) {
-    expiryTimerAt = Long.MAX_VALUE;
-    if (expiring) {
-      rescanExpiry = true;
-      return this;
-    }
-    expiring = true;
-    long now = System.currentTimeMillis();
-    CompletableFuture<ExpiryScanner.Expired> scan = CompletableFuture.supplyAsync(
-        () -> ExpiryScanner.scan(tc.store(), topic, now, tc.settings().expiryChunk()), tc.storageExecutor());
-    getContext().pipeToSelf(scan, ExpiryScanned::new);
-    return this;
-  }
-
-  private Behavior<Command> onExpiryScanned(ExpiryScanned scanned) {
-    if (scanned.failure() != null) {
-      return onExpiryDone(new ExpiryDone(0, false, System.currentTimeMillis()
-          + tc.settings().retryBackoff().toMillis(), scanned.failure()));
-    }
-    ExpiryScanner.Expired expired = scanned.expired();
-    boolean more = expired.storageKeys().size() >= tc.settings().expiryChunk();
-    if (expired.storageKeys().isEmpty()) {
-      return onExpiryDone(new ExpiryDone(0, false, expired.nextExpiryMs(), null));
-    }
-    ExpireMessages.Builder expire = ExpireMessages.newBuilder().setTopic(topic);
-    expired.storageKeys().forEach(k -> expire.addStorageKeys(ByteString.copyFrom(k)));
-    int count = expired.storageKeys().size();
-    getContext().pipeToSelf(tc.eventLog().append(LogCommand.newBuilder().setExpire(expire).build()),
-        (ok, failure) -> new ExpiryDone(count, more, expired.nextExpiryMs(), failure));
-    return this;
-  }
-
-  private Behavior<Command> onExpiryDone(ExpiryDone done) {
-    expiring = false;
-    long next = done.nextExpiryMs();
-    if (done.failure() != null) {
-      getContext().getLog().warn("removing expired messages of topic {} failed; retrying", topic, done.failure());
-      next = System.currentTimeMillis() + tc.settings().retryBackoff().toMillis();
-    } else {
-      TopicMetrics.of(topic).expired.increment(done.count());
-    }
-    boolean again = done.more() || rescanExpiry;
-    rescanExpiry = false;
-    armExpiryTimer(again ? System.currentTimeMillis() : next);
-    return this;
-  }
-
-  private void armExpiryTimer(long atMs) {
-    if (atMs == Long.MAX_VALUE || atMs >= expiryTimerAt) {
-      return;
-    }
-    expiryTimerAt = atMs;
-    // Capped like every long timer: Pekko refuses waits beyond about 24 days; an early tick re-arms.
-    timers.startSingleTimer("expiry", new ExpiryDue(),
-        Duration.ofMillis(Math.min(Duration.ofHours(1).toMillis(), Math.max(0, atMs - System.currentTimeMillis()))));
-  }
-
-  /** Acks collected but not flushed are written on the way out; the log drains before it closes. */
   private Behavior<Command> onPostStop() {
     tc.localTopics().stopped(topic, getContext().getSelf());
-    if (!pendingAcks.isEmpty()) {
-      tc.eventLog().append(LogCommand.newBuilder().setDelete(DeleteBatch.newBuilder().addAllAcks(pendingAcks)).build());
-    }
+    deletes.flushOnStop();
     return this;
   }
 }
