@@ -105,8 +105,8 @@ final class ClusterMember implements AutoCloseable {
     List<String> command = new ArrayList<>(prefix);
     command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx384m"));
     command.addAll(BrokerJvm.OPTIONS);
-    command.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.futureq.cli.FutureqCommand", "server", "--config",
-        config.toString()));
+    command.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.futureq.cli.FutureqCommand", "server",
+        "--config", config.toString()));
     process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
   }
 
