@@ -1,6 +1,7 @@
 package io.futureq.api;
 
 import com.google.protobuf.ByteString;
+import com.google.protobuf.UnsafeByteOperations;
 import io.futureq.api.grpc.CancelRequest;
 import io.futureq.api.grpc.CancelResponse;
 import io.futureq.api.grpc.ProducerPowerApi;
@@ -128,7 +129,9 @@ public final class ProducerService implements ProducerPowerApi {
     CompletableFuture<PublishResponse> applied = appended.orTimeout(settings.requestTimeout().toMillis(),
         TimeUnit.MILLISECONDS).thenApply(result -> {
           for (CommandResult.StoredRef ref : ((CommandResult.Stored) result).messages()) {
-            response.addMessageIds(MessageIds.of(ref.storageKey())).addDuplicate(ref.duplicate());
+            // The id's ASCII bytes as they go on the wire: no String to build and encode again.
+            response.addMessageIdsBytes(UnsafeByteOperations.unsafeWrap(MessageIds.asciiOf(ref.storageKey())))
+                .addDuplicate(ref.duplicate());
           }
           return response.build();
         });
@@ -164,7 +167,7 @@ public final class ProducerService implements ProducerPowerApi {
     int slot = at.firstSlot();
     for (NewMessage m : command.getStore().getMessagesList()) {
       byte[] key = EventIds.storageKey(m, bucketMs, EventIds.of(at.logIndex(), slot++));
-      response.addMessageIds(MessageIds.of(key)).addDuplicate(false);
+      response.addMessageIdsBytes(UnsafeByteOperations.unsafeWrap(MessageIds.asciiOf(key))).addDuplicate(false);
     }
     return response.build();
   }

@@ -107,7 +107,7 @@ final class RequestValidator {
       }
       // Read once: on a message without headers, each read of the map allocates an empty one.
       int headers = m.getHeadersCount();
-      batch.addMessages(message(m, i, headers, nowMs));
+      batch.addMessages(message(m, validTopic, i, headers, nowMs));
       bytes += m.getPayload().size() + m.getKey().length();
       if (headers > 0) {
         for (Map.Entry<String, String> h : m.getHeadersMap().entrySet()) {
@@ -127,8 +127,11 @@ final class RequestValidator {
     return "messages[" + index + "]";
   }
 
-  /** Checks all but the topic, which {@link #publish} checks. */
-  private NewMessage message(Message m, int index, int headers, long nowMs) {
+  /**
+   * Checks all but the topic, which {@link #publish} checks; {@code topic} is the message's, as one instance for the
+   * request's messages of that topic, so that the apply compares them by reference.
+   */
+  private NewMessage message(Message m, String topic, int index, int headers, long nowMs) {
     if (m.getPayload().size() > settings.maxPayloadBytes()) {
       throw InvalidRequest.tooLarge(field(index) + ".payload: " + m.getPayload().size()
           + " bytes, more than the limit of " + settings.maxPayloadBytes() + " (futureq.api.max-payload-size)");
@@ -154,7 +157,7 @@ final class RequestValidator {
       throw InvalidRequest.invalid(field(index) + ".headers: " + headers + " headers, more than the limit of "
           + settings.maxHeaders() + " (futureq.api.max-headers)");
     }
-    NewMessage.Builder out = NewMessage.newBuilder().setTopic(m.getTopic()).setPayload(m.getPayload())
+    NewMessage.Builder out = NewMessage.newBuilder().setTopic(topic).setPayload(m.getPayload())
         .setKey(key).setDueMs(dueMs).setExpireMs(m.getTtlMs() == 0 ? 0 : dueMs + m.getTtlMs());
     if (headers > 0) {
       out.putAllHeaders(m.getHeadersMap());

@@ -17,7 +17,8 @@ import java.util.function.LongPredicate;
  * One log entry's writes before commit: a batch plus an overlay, so later commands of the same
  * entry read what earlier ones wrote. Only the index space is range-read, so only its overlay is
  * sorted; the others are hashed (a sorted overlay of a big entry's messages cost more than the
- * writes themselves).
+ * writes themselves). Writes to the message space are hashed only once the entry first reads that
+ * space: most entries only store new messages and never read them back.
  */
 final class ApplyContext implements AutoCloseable {
   private static final byte[] TOMBSTONE = new byte[0];
@@ -28,6 +29,8 @@ final class ApplyContext implements AutoCloseable {
   private final OrderedStore.Batch batch;
   private final TreeMap<byte[], byte[]> sorted = new TreeMap<>(Arrays::compareUnsigned);
   private final Map<Space, HashMap<Key, byte[]>> hashed = new EnumMap<>(Space.class);
+  /** Message-space writes not hashed yet, as key, value, key, value...; null once hashed. */
+  private List<byte[]> unhashedMessages;
 
   /** A key compared by content. */
   private record Key(byte[] bytes, int hash) {
@@ -51,10 +54,11 @@ final class ApplyContext implements AutoCloseable {
     this.store = store;
     this.batch = store.newBatch();
     for (Space space : Space.values()) {
-      if (space != SORTED) {
-        hashed.put(space, space == Space.MESSAGES ? new HashMap<>(expectedMessages * 4 / 3 + 16) : new HashMap<>());
+      if (space != SORTED && space != Space.MESSAGES) {
+        hashed.put(space, new HashMap<>());
       }
     }
+    unhashedMessages = new ArrayList<>(2 * expectedMessages + 16);
   }
 
   OrderedStore.Batch batch() {
@@ -62,7 +66,7 @@ final class ApplyContext implements AutoCloseable {
   }
 
   byte[] get(Space space, byte[] key) {
-    byte[] pending = space == SORTED ? sorted.get(key) : hashed.get(space).get(Key.of(key));
+    byte[] pending = space == SORTED ? sorted.get(key) : hashed(space).get(Key.of(key));
     if (pending != null) {
       return pending == TOMBSTONE ? null : pending;
     }
@@ -82,9 +86,25 @@ final class ApplyContext implements AutoCloseable {
   private void remember(Space space, byte[] key, byte[] value) {
     if (space == SORTED) {
       sorted.put(key, value);
+    } else if (space == Space.MESSAGES && unhashedMessages != null) {
+      unhashedMessages.add(key);
+      unhashedMessages.add(value);
     } else {
       hashed.get(space).put(Key.of(key), value);
     }
+  }
+
+  /** The overlay of a hashed space; the message space's is built on its first use, in the order of the writes. */
+  private HashMap<Key, byte[]> hashed(Space space) {
+    if (space == Space.MESSAGES && unhashedMessages != null) {
+      HashMap<Key, byte[]> messages = new HashMap<>(unhashedMessages.size() * 2 / 3 + 16);
+      for (int i = 0; i < unhashedMessages.size(); i += 2) {
+        messages.put(Key.of(unhashedMessages.get(i)), unhashedMessages.get(i + 1));
+      }
+      hashed.put(Space.MESSAGES, messages);
+      unhashedMessages = null;
+    }
+    return hashed.get(space);
   }
 
   /** Keys starting with {@code prefix}, as committed and then changed by this entry. */
@@ -120,7 +140,7 @@ final class ApplyContext implements AutoCloseable {
    * hashed overlay is walked.
    */
   List<byte[]> messageKeys(byte[] from, byte[] end, int limit, LongPredicate keep) {
-    HashMap<Key, byte[]> changes = hashed.get(Space.MESSAGES);
+    HashMap<Key, byte[]> changes = hashed(Space.MESSAGES);
     TreeSet<byte[]> found = new TreeSet<>(Arrays::compareUnsigned);
     changes.forEach((key, value) -> {
       byte[] k = key.bytes();

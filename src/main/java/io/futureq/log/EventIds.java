@@ -34,7 +34,12 @@ public final class EventIds {
    * {@code ACK_LEVEL_LEADER} answer (which names the ids before the apply) use.
    */
   public static byte[] storageKey(NewMessage m, long bucketMs, long eventId) {
-    return StorageKeys.message(StorageKeys.topicHash(m.getTopic()), m.getDueMs() / bucketMs, eventId);
+    return storageKey(StorageKeys.topicHash(m.getTopic()), m, bucketMs, eventId);
+  }
+
+  /** As {@link #storageKey(NewMessage, long, long)}, with the hash of the message's topic already known. */
+  public static byte[] storageKey(long topicHash, NewMessage m, long bucketMs, long eventId) {
+    return StorageKeys.message(topicHash, m.getDueMs() / bucketMs, eventId);
   }
 
   /** How many slots {@code commands} take together. */

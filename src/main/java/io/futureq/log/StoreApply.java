@@ -49,24 +49,58 @@ final class StoreApply {
     TopicBook book = messages.book();
     List<StoredRef> refs = new ArrayList<>(batch.getMessagesCount());
     Set<String> newlyPending = new HashSet<>();
-    String lastTopic = null;
+    // A request nearly always names one topic: its hash and pending count are looked up once per run of messages
+    // of one topic, and the run's new messages are counted once, when the run ends.
+    String runTopic = null;
+    long runHash = 0;
+    int runStored = 0;
     for (NewMessage m : batch.getMessagesList()) {
-      if (!m.getTopic().equals(lastTopic)) {
-        lastTopic = m.getTopic();
-        if (book.pending(lastTopic) == 0) {
-          newlyPending.add(lastTopic);
+      if (!m.getTopic().equals(runTopic)) {
+        countPending(runTopic, runStored);
+        runStored = 0;
+        runTopic = m.getTopic();
+        runHash = StorageKeys.topicHash(runTopic);
+        if (book.pending(runTopic) == 0) {
+          newlyPending.add(runTopic);
         }
       }
-      refs.add(storeOne(m, batch.getEnqueuedMs()));
+      if (!m.getKey().isEmpty()) {
+        // A keyed message may find and remove a holder, which counts down: the count must be exact before that.
+        countPending(runTopic, runStored);
+        runStored = 0;
+      }
+      StoredRef ref = storeOne(m, runTopic, runHash, batch.getEnqueuedMs());
+      refs.add(ref);
+      if (!ref.duplicate()) {
+        runStored++;
+      }
     }
+    countPending(runTopic, runStored);
     return new CommandResult.Stored(refs, newlyPending);
+  }
+
+  private void countPending(String topic, int stored) {
+    if (stored > 0) {
+      messages.book().addPending(topic, stored);
+    }
+  }
+
+  /** Stores {@code m} as {@link #storeOne(NewMessage, String, long, long)} does, and counts it pending. */
+  StoredRef storeOne(NewMessage m, long enqueuedMs) {
+    StoredRef ref = storeOne(m, m.getTopic(), StorageKeys.topicHash(m.getTopic()), enqueuedMs);
+    if (!ref.duplicate()) {
+      messages.book().addPending(m.getTopic(), 1);
+    }
+    return ref;
   }
 
   /**
    * Stores {@code m} unless its key is held by a message still pending at {@code enqueuedMs} (the
-   * entry's time, the same on every replica); a holder expired by then is removed as by an expiry.
+   * entry's time, the same on every replica); a holder expired by then is removed as by an expiry. The caller counts
+   * a message stored (not a duplicate) pending. {@code topic} is the message's, as one instance for all messages of
+   * a run, so that those who group the stored messages by topic compare references.
    */
-  StoredRef storeOne(NewMessage m, long enqueuedMs) {
+  private StoredRef storeOne(NewMessage m, String topic, long topicHash, long enqueuedMs) {
     ApplyContext ctx = messages.ctx();
     long eventId = EventIds.of(index, slot++); // a duplicate takes its slot too
     if (!m.getKey().isEmpty()) {
@@ -80,8 +114,8 @@ final class StoreApply {
       }
     }
     nextEventId = Math.max(nextEventId, eventId + 1);
-    byte[] key = EventIds.storageKey(m, bucketMs, eventId);
-    StoredMessage.Builder built = StoredMessage.newBuilder().setTopic(m.getTopic()).setPayload(m.getPayload())
+    byte[] key = EventIds.storageKey(topicHash, m, bucketMs, eventId);
+    StoredMessage.Builder built = StoredMessage.newBuilder().setTopic(topic).setPayload(m.getPayload())
         .setKey(m.getKey()).setDueMs(m.getDueMs()).setEnqueuedMs(enqueuedMs).setExpireMs(m.getExpireMs())
         .setEventId(eventId); // headers only when there are some: even an empty putAll builds a map
     StoredMessage record = (m.getHeadersCount() == 0 ? built : built.putAllHeaders(m.getHeadersMap())).build();
@@ -92,7 +126,6 @@ final class StoreApply {
     if (m.getExpireMs() > 0) {
       ctx.put(Space.INDEX, StorageKeys.expiry(m.getTopic(), m.getExpireMs(), eventId), key);
     }
-    messages.book().addPending(m.getTopic(), 1);
     return new StoredRef(key, record, false);
   }
 }

@@ -108,10 +108,17 @@ public final class AppliedAnnouncer implements EventLog.AppliedListener {
 
   private void announceStored(long index, List<CommandResult.StoredRef> refs) {
     Map<String, List<DueMessage>> byTopic = new LinkedHashMap<>();
+    // Messages of one topic come in runs (a request nearly always names one topic): one lookup per run.
+    String runTopic = null;
+    List<DueMessage> run = null;
     for (CommandResult.StoredRef ref : refs) {
       if (!ref.duplicate()) {
-        byTopic.computeIfAbsent(ref.message().getTopic(), t -> new ArrayList<>())
-            .add(new DueMessage(ref.storageKey(), ref.message()));
+        String topic = ref.message().getTopic();
+        if (!topic.equals(runTopic)) {
+          runTopic = topic;
+          run = byTopic.computeIfAbsent(topic, t -> new ArrayList<>(refs.size()));
+        }
+        run.add(new DueMessage(ref.storageKey(), ref.message()));
       }
     }
     boolean count = counts.getAsBoolean();

@@ -31,6 +31,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -155,6 +156,29 @@ class BrokerStateMachineTest {
     assertFalse(refs.get(2).duplicate());
     assertArrayEquals(refs.get(0).storageKey(), refs.get(1).storageKey());
     assertEquals(2, pending(TOPIC));
+  }
+
+  /**
+   * The apply counts a request's messages per run of one topic: runs that alternate, duplicates and a holder that
+   * expired within the same batch must still leave every topic's count exact, and name the topics that had nothing.
+   */
+  @Test
+  void pendingCountsStayExactAcrossTopicRunsDuplicatesAndExpiredHoldersInOneBatch() {
+    apply(storeAt(500, message("other", "held", 1_000, "k", 0, Map.of())));
+    CommandResult.Stored result = (CommandResult.Stored) apply(storeAt(60_000,
+        message(TOPIC, "a", 0), message(TOPIC, "b", 0, "k", 0, Map.of()), message(TOPIC, "c", 0, "k", 0, Map.of()),
+        message("other", "d", 0), message("other", "e", 0, "k", 0, Map.of()),
+        message(TOPIC, "f", 0, "short", 60_000, Map.of()), message(TOPIC, "g", 0, "short", 0, Map.of()),
+        message(TOPIC, "h", 0)));
+
+    List<Boolean> duplicates = result.messages().stream().map(StoredRef::duplicate).toList();
+    assertEquals(List.of(false, false, true, false, true, false, false, false), duplicates);
+    // "f" expired at 60,000, the batch's own time: "g" takes its key and "f" is gone again.
+    assertEquals(List.of("a", "b", "g", "h"),
+        testLog.messagesOf(TOPIC).stream().map(m -> m.getPayload().toStringUtf8()).sorted().toList());
+    assertEquals(4, pending(TOPIC));
+    assertEquals(2, pending("other"));
+    assertEquals(Set.of(TOPIC), result.newlyPending());
   }
 
   @Test
