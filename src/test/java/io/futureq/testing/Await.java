@@ -9,7 +9,8 @@ import java.util.function.Supplier;
  * Waits for a condition instead of sleeping for a guessed time: polls every {@link #POLL} until the condition
  * holds, and fails after a bound with a message that says what was awaited. A condition that throws (a gRPC call to
  * a broker not yet ready, a connection refused) counts as "not yet"; the last such exception is named in the failure
- * and attached as its cause.
+ * and attached as its cause. An {@link Error} the condition throws (an {@link AssertionError} saying it can never hold
+ * now, e.g. the process awaited has exited) ends the wait at once.
  *
  * <pre>{@code
  * Await.until("group g1 has a consumer", Duration.ofSeconds(30), () -> consumers("t", "g1") > 0);
@@ -60,7 +61,12 @@ public final class Await {
 
   /** The first non-null value {@code probe} gives; fails after {@code bound}. */
   public static <T> T value(String what, Duration bound, Probe<T> probe) {
-    return poll(what, bound, probe, v -> true, () -> "");
+    return value(what, bound, probe, () -> "");
+  }
+
+  /** As {@link #value(String, Duration, Probe)}; on timeout the message adds {@code state} (what was seen). */
+  public static <T> T value(String what, Duration bound, Probe<T> probe, Supplier<String> state) {
+    return poll(what, bound, probe, v -> true, state);
   }
 
   /**
@@ -74,6 +80,19 @@ public final class Await {
       last[0] = v;
       return v;
     }, accepted, () -> "last seen: " + last[0]);
+  }
+
+  /**
+   * Whether {@code condition} comes to hold within {@code bound}, without failing: for a harness that measures and
+   * reports a miss with the rest of its findings (a soak run's "drained: false") rather than stopping at once.
+   */
+  public static boolean holdsWithin(String what, Duration bound, Condition condition) {
+    try {
+      until(what, bound, condition);
+      return true;
+    } catch (Timeout t) {
+      return false;
+    }
   }
 
   /**

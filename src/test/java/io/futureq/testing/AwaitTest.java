@@ -1,6 +1,7 @@
 package io.futureq.testing;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -64,6 +65,19 @@ class AwaitTest {
   }
 
   @Test
+  void anErrorFromTheConditionEndsTheWaitAtOnce() {
+    AtomicInteger asked = new AtomicInteger();
+    AssertionError never = new AssertionError("the broker exited with 1");
+    long start = System.nanoTime();
+    assertSame(never, assertThrows(AssertionError.class, () -> Await.until("the broker ready", LONG, () -> {
+      asked.incrementAndGet();
+      throw never;
+    })));
+    assertEquals(1, asked.get());
+    assertTrue(System.nanoTime() - start < LONG.toNanos() / 2, "waited on after the error");
+  }
+
+  @Test
   void aValueIsAwaitedUntilItIsThere() {
     AtomicInteger asked = new AtomicInteger();
     String value = Await.value("the leader", LONG, () -> asked.incrementAndGet() < 3 ? null : "node-2");
@@ -86,6 +100,16 @@ class AwaitTest {
     Await.Timeout timeout = assertThrows(Await.Timeout.class,
         () -> Await.until("delivery", Duration.ofMillis(50), () -> false, () -> "the cluster then: 2 members"));
     assertTrue(timeout.getMessage().contains("the cluster then: 2 members"), timeout.getMessage());
+  }
+
+  @Test
+  void holdsWithinSaysWhetherTheConditionCameToHold() {
+    AtomicInteger asked = new AtomicInteger();
+    assertTrue(Await.holdsWithin("the third ask", LONG, () -> asked.incrementAndGet() >= 3));
+    assertEquals(3, asked.get());
+    long start = System.nanoTime();
+    assertFalse(Await.holdsWithin("never", Duration.ofMillis(100), () -> false));
+    assertTrue(System.nanoTime() - start >= Duration.ofMillis(100).toNanos(), "gave up before the bound");
   }
 
   @Test
