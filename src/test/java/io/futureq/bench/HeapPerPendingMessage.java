@@ -65,7 +65,7 @@ public final class HeapPerPendingMessage {
   private static long usedHeapAfterGc() throws InterruptedException {
     for (int i = 0; i < 3; i++) {
       System.gc();
-      Thread.sleep(300);
+      Thread.sleep(300); // a sleep: lets the collection and its reference processing settle; no event to await
     }
     return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
   }

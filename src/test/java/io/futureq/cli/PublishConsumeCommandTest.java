@@ -7,6 +7,7 @@ import io.futureq.client.FutureQClient;
 import io.futureq.client.OutgoingMessage;
 import io.futureq.client.ProducerOptions;
 import io.futureq.e2e.TestBroker;
+import io.futureq.testing.Await;
 import java.io.ByteArrayInputStream;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -150,16 +151,9 @@ class PublishConsumeCommandTest {
   }
 
   /** Acked by the only group, every message is deleted; a message consume printed but did not ack would stay. */
-  private static void awaitPendingZero(String topic) throws InterruptedException {
-    long deadline = System.currentTimeMillis() + 10_000;
-    Cli.Result stats;
-    do {
-      stats = Cli.run("stats", "--server", server, "--topic", topic, "--json");
-      if (stats.out().contains("\"pending\":0,")) {
-        return;
-      }
-      Thread.sleep(100);
-    } while (System.currentTimeMillis() < deadline);
-    throw new AssertionError("messages still pending: " + stats.out().lines().collect(Collectors.joining()));
+  private static void awaitPendingZero(String topic) {
+    Await.until("nothing pending on " + topic, Duration.ofSeconds(10),
+        () -> Cli.run("stats", "--server", server, "--topic", topic, "--json").out().lines()
+            .collect(Collectors.joining()), stats -> stats.contains("\"pending\":0,"));
   }
 }

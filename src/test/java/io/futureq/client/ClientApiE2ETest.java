@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.futureq.e2e.TestBroker;
+import io.futureq.testing.Await;
 import io.grpc.Status;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -79,10 +80,7 @@ class ClientApiE2ETest {
     var moved = client.rescheduleByKey("resched", "order-1", Instant.EPOCH).get(10, TimeUnit.SECONDS);
 
     assertEquals(sent.messageId(), moved.getPreviousMessageId());
-    long deadline = System.currentTimeMillis() + 10_000;
-    while (got.isEmpty() && System.currentTimeMillis() < deadline) {
-      Thread.sleep(10);
-    }
+    Await.until("the rescheduled message delivered", Duration.ofSeconds(10), () -> !got.isEmpty());
     assertEquals(List.of(moved.getMessageId()), got, "delivered now under its new id");
     var missing = assertThrows(ExecutionException.class,
         () -> client.getMessageById("resched", sent.messageId(), false).get(10, TimeUnit.SECONDS));
@@ -166,7 +164,7 @@ class ClientApiE2ETest {
     AtomicInteger mostAtOnce = new AtomicInteger();
     FutureQConsumer consumer = client.subscribe("ordered", "g", m -> {
       mostAtOnce.accumulateAndGet(running.incrementAndGet(), Math::max);
-      Thread.sleep(5); // a handler still running when the next delivery arrives
+      Thread.sleep(5); // a sleep: a handler still running when the next delivery arrives
       order.add(new String(m.payload()));
       running.decrementAndGet();
     }, ConsumerOptions.defaults().withMaxInFlight(50));
@@ -180,10 +178,8 @@ class ClientApiE2ETest {
     }
     producer.flush();
 
-    long deadline = System.currentTimeMillis() + 30_000;
-    while (order.size() < sent.size() && System.currentTimeMillis() < deadline) {
-      Thread.sleep(20);
-    }
+    Await.until("every message handled", Duration.ofSeconds(30), () -> order.size() >= sent.size(),
+        () -> "handled " + order);
     assertEquals(sent, order);
     assertEquals(1, mostAtOnce.get());
     consumer.close();
@@ -211,7 +207,9 @@ class ClientApiE2ETest {
       consumers.forEach(FutureQConsumer::close);
 
       assertEquals(0, own.openHandles(), "the client keeps no closed producer or consumer");
-      assertEquals(0, handlerThreads("release"), "closed consumers' handler threads are gone");
+      // A closed consumer waits for its handler threads, but a thread may take a moment to end after that.
+      Await.until("closed consumers' handler threads gone", Duration.ofSeconds(10),
+          () -> handlerThreads("release") == 0, () -> handlerThreads("release") + " alive");
       consumers.forEach(c -> assertTrue(c.terminated().isDone()));
     }
   }
@@ -221,31 +219,14 @@ class ClientApiE2ETest {
     int port = broker.node.grpcPort();
     assertEquals("127.0.0.1:" + port, client.clusterInfo().get(10, TimeUnit.SECONDS).getMembers(0).getGrpcAddress());
     try (FutureQClient viaName = FutureQClient.builder().target("localhost:" + port).build()) {
-      long deadline = System.currentTimeMillis() + 30_000;
-      while (viaName.targets().size() < 2 && System.currentTimeMillis() < deadline) {
-        Thread.sleep(50);
-      }
+      Await.until("the client to learn the broker's own address", Duration.ofSeconds(30),
+          () -> viaName.targets().size() >= 2, () -> "it knows " + viaName.targets());
       assertEquals(List.of("localhost:" + port, "127.0.0.1:" + port), viaName.targets());
     }
   }
 
   private static long handlerThreads(String topic) {
-    // A closed consumer waits for its handler threads, but a thread may take a moment to end after that.
-    long deadline = System.currentTimeMillis() + 10_000;
-    long alive;
-    do {
-      alive = Thread.getAllStackTraces().keySet().stream()
-          .filter(t -> t.isAlive() && t.getName().startsWith("futureq-consumer-" + topic + "-")).count();
-    } while (alive > 0 && System.currentTimeMillis() < deadline && pause());
-    return alive;
-  }
-
-  private static boolean pause() {
-    try {
-      Thread.sleep(50);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-    return true;
+    return Thread.getAllStackTraces().keySet().stream()
+        .filter(t -> t.isAlive() && t.getName().startsWith("futureq-consumer-" + topic + "-")).count();
   }
 }

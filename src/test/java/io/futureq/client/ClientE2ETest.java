@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.futureq.e2e.TestBroker;
 import io.futureq.e2e.TestPorts;
+import io.futureq.testing.Await;
 import io.grpc.Status;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -102,13 +103,11 @@ class ClientE2ETest {
       for (int i = 0; i < 50; i++) {
         during.add(producer.send(OutgoingMessage.to("restart").payload("during-" + i).key("during-" + i).build()));
       }
-      Thread.sleep(500);
+      Thread.sleep(500); // a sleep: the sends are made and retried while the broker is down for a while
       node = startBroker(data, port);
       CompletableFuture.allOf(during.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
-      long deadline = System.currentTimeMillis() + 30_000;
-      while (received.size() < 100 && System.currentTimeMillis() < deadline) {
-        Thread.sleep(100);
-      }
+      Await.until("the 100 messages delivered", Duration.ofSeconds(30), () -> received.size() >= 100,
+          () -> "received " + received.size());
       assertEquals(100, received.size(), "received " + received.size());
     } finally {
       node.close();

@@ -1,7 +1,6 @@
 package io.futureq.cluster;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.futureq.api.grpc.ListMessagesRequest;
 import io.futureq.api.grpc.PendingMessage;
@@ -10,6 +9,7 @@ import io.futureq.client.FutureQClient;
 import io.futureq.client.FutureQProducer;
 import io.futureq.client.OutgoingMessage;
 import io.futureq.client.ProducerOptions;
+import io.futureq.testing.Await;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -75,15 +75,7 @@ class AdministrationClusterE2ETest {
     return FutureQClient.builder().target(cluster.target(i)).discoveryInterval(Duration.ZERO).build();
   }
 
-  private interface Check {
-    boolean holds() throws Exception;
-  }
-
-  private static void awaitTrue(Check check, String what) throws Exception {
-    long deadline = System.currentTimeMillis() + 30_000;
-    while (!check.holds()) {
-      assertTrue(System.currentTimeMillis() < deadline, what + " within 30 s");
-      Thread.sleep(100);
-    }
+  private static void awaitTrue(Await.Condition check, String what) {
+    Await.until(what, Duration.ofSeconds(30), check);
   }
 }

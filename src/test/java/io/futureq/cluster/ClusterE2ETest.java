@@ -11,10 +11,10 @@ import io.futureq.client.FutureQClient;
 import io.futureq.client.FutureQProducer;
 import io.futureq.client.OutgoingMessage;
 import io.futureq.client.ProducerOptions;
+import io.futureq.testing.Await;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -53,9 +53,8 @@ class ClusterE2ETest {
               .discoveryInterval(Duration.ofMillis(500)).build();
           FutureQClient consumerClient = FutureQClient.builder().target(cluster.target(consumeVia)).build()) {
         Set<String> members = Set.of(cluster.target(0), cluster.target(1), cluster.target(2));
-        for (int i = 0; i < 100 && !producerClient.targets().containsAll(members); i++) {
-          Thread.sleep(200);
-        }
+        Await.until("the producer's client to learn every member from GetClusterInfo", Duration.ofSeconds(20),
+            () -> producerClient.targets().containsAll(members), () -> "it knows " + producerClient.targets());
         assertEquals(members, Set.copyOf(producerClient.targets()), "learned from GetClusterInfo");
         consumerClient.subscribe("orders", "billing", m -> {
           assertTrue(m.receivedAtUnixMs() >= m.dueAtUnixMs());
@@ -86,13 +85,7 @@ class ClusterE2ETest {
             // not acked: the producer retries it; only acked messages must arrive
           }
         }
-        long deadline = System.currentTimeMillis() + 60_000;
-        while (!received.containsAll(acked) && System.currentTimeMillis() < deadline) {
-          Thread.sleep(200);
-        }
-        Set<String> missing = new TreeSet<>(acked);
-        missing.removeAll(received);
-        assertTrue(missing.isEmpty(), "acked but never delivered: " + missing);
+        ClusterTopics.awaitReceived(received, acked, Duration.ofSeconds(60), "orders (acked messages)");
         assertTrue(acked.size() >= 150, "only " + acked.size() + " publishes acked");
       }
     }
@@ -117,10 +110,8 @@ class ClusterE2ETest {
         }
         int host = hostOf(client, "moving");
         cluster.stop(host);
-        long deadline = System.currentTimeMillis() + 60_000;
-        while (received.size() < 20 && System.currentTimeMillis() < deadline) {
-          Thread.sleep(200);
-        }
+        Await.until("the 20 pending messages of the moved topic delivered", Duration.ofSeconds(60),
+            () -> received.size() >= 20, () -> "received " + received);
         assertEquals(20, received.size(), "pending messages of the moved topic: " + received);
 
         cluster.start(host);
@@ -135,25 +126,21 @@ class ClusterE2ETest {
           ClusterInfo info = viaRestarted.clusterInfo().get(10, TimeUnit.SECONDS);
           assertEquals(3, info.getRaft().getPeersCount());
         }
-        deadline = System.currentTimeMillis() + 30_000;
-        while (!received.contains("after") && System.currentTimeMillis() < deadline) {
-          Thread.sleep(200);
-        }
-        assertTrue(received.contains("after"), "a publish through the restarted node is delivered");
+        Await.until("a publish through the restarted node delivered", Duration.ofSeconds(30),
+            () -> received.contains("after"));
       }
     }
   }
 
   /** The index of the node whose member entry lists {@code topic} among its hosted topics. */
-  private static int hostOf(FutureQClient client, String topic) throws Exception {
-    for (int attempt = 0; attempt < 100; attempt++) {
+  private static int hostOf(FutureQClient client, String topic) {
+    return Await.value("a member that hosts topic " + topic, Duration.ofSeconds(10), () -> {
       for (var m : client.clusterInfo().get(10, TimeUnit.SECONDS).getMembersList()) {
         if (m.getTopicsList().contains(topic)) {
           return Integer.parseInt(m.getNodeId().substring("node-".length())) - 1;
         }
       }
-      Thread.sleep(100);
-    }
-    throw new AssertionError("no member hosts topic " + topic);
+      return null;
+    });
   }
 }

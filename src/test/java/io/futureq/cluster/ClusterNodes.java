@@ -8,6 +8,7 @@ import io.futureq.config.BrokerSettings;
 import io.futureq.e2e.FaultyStore;
 import io.futureq.e2e.TestPorts;
 import io.futureq.storage.OrderedStore;
+import io.futureq.testing.Await;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Path;
@@ -146,16 +147,18 @@ final class ClusterNodes implements AutoCloseable {
     return stores;
   }
 
-  void awaitAllReady(Duration within) throws InterruptedException {
-    long deadline = System.currentTimeMillis() + within.toMillis();
-    for (Node node : nodes) {
-      while (node != null && !Readiness.get(node.system()).isReady()) {
-        if (System.currentTimeMillis() > deadline) {
-          throw new AssertionError("cluster not ready within " + within);
-        }
-        Thread.sleep(200);
+  void awaitAllReady(Duration within) {
+    Await.until("every running node ready", within, () -> notReady().isEmpty(), () -> "not ready: " + notReady());
+  }
+
+  private List<String> notReady() {
+    List<String> waiting = new ArrayList<>();
+    for (int i = 0; i < nodes.length; i++) {
+      if (nodes[i] != null && !Readiness.get(nodes[i].system()).isReady()) {
+        waiting.add("node-" + (i + 1));
       }
     }
+    return waiting;
   }
 
   String target(int i) {

@@ -7,6 +7,7 @@ import io.futureq.client.FutureQClient;
 import io.futureq.client.FutureQProducer;
 import io.futureq.client.OutgoingMessage;
 import io.futureq.client.ProducerOptions;
+import io.futureq.testing.Await;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -53,7 +54,7 @@ class ClusterProcessE2ETest {
       int leader = nodes.leader(0);
       assertTrue(leader >= 0, "no Raft leader after start-up");
       publishedIsCountedOnceInTheCluster(nodes);
-      Thread.sleep(1000);
+      Thread.sleep(1000); // a sleep: a second of the probe's steady load before the kill
       FailoverProbe.Stages leaderKill = probe.killAndMeasure(leader, DELIVERY_BOUND.multipliedBy(2), true);
       System.out.println(leaderKill);
       assertTrue(leaderKill.wasLeader(), "the node killed was no longer the Raft leader: " + leaderKill);
@@ -90,11 +91,9 @@ class ClusterProcessE2ETest {
     }
     // Prometheus sees Kamon's figures as of its last tick (1 s here): wait for the count to show, then two ticks
     // more for any replica that counted too.
-    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    while (nodes.publishedCount("counted") < count && System.nanoTime() < deadline) {
-      Thread.sleep(500);
-    }
-    Thread.sleep(2_000);
+    Await.until("futureq_published_total of counted to show " + count, Duration.ofSeconds(30),
+        () -> nodes.publishedCount("counted"), published -> published >= count);
+    Thread.sleep(2_000); // a sleep: two more ticks, for a replica that counted too to show; no event marks it
     assertEquals(count, nodes.publishedCount("counted"), "futureq_published_total summed over the nodes");
   }
 

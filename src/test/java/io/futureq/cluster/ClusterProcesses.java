@@ -3,6 +3,7 @@ package io.futureq.cluster;
 import io.futureq.client.FutureQClient;
 import io.futureq.e2e.BrokerJvm;
 import io.futureq.e2e.TestPorts;
+import io.futureq.testing.ProcessReady;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -95,28 +96,10 @@ final class ClusterProcesses implements AutoCloseable {
   }
 
   /** Waits until node {@code i} answers 200 on /ready (member Up, replica caught up). */
-  void awaitReady(int i, Duration within) throws Exception {
-    HttpClient http = HttpClient.newHttpClient();
-    long deadline = System.nanoTime() + within.toNanos();
-    String answer = "no answer";
-    while (System.nanoTime() < deadline) {
-      if (!processes[i].isAlive()) {
-        throw new AssertionError("node-" + (i + 1) + " exited: " + log(i));
-      }
-      try {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + management[i]
-            + "/ready")).timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
-        if (r.statusCode() == 200) {
-          return;
-        }
-        answer = r.body().trim();
-      } catch (IOException e) {
-        // not listening yet
-      }
-      Thread.sleep(200);
-    }
-    throw new AssertionError("node-" + (i + 1) + " not ready within " + within + " (/ready: " + answer + "): "
-        + log(i) + "\n" + threadDump(processes[i]));
+  void awaitReady(int i, Duration within) {
+    Process process = processes[i];
+    ProcessReady.await("node-" + (i + 1), process, ProcessReady.url("127.0.0.1", management[i]), within,
+        () -> log(i) + (process.isAlive() ? "\n" + threadDump(process) : ""));
   }
 
   /**

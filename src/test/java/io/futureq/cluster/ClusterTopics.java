@@ -1,12 +1,11 @@
 package io.futureq.cluster;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-
 import io.futureq.api.grpc.ClusterInfo;
 import io.futureq.client.ConsumerOptions;
 import io.futureq.client.FutureQClient;
 import io.futureq.client.FutureQProducer;
 import io.futureq.client.OutgoingMessage;
+import io.futureq.testing.Await;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -58,10 +57,11 @@ final class ClusterTopics {
    * A node other than the Raft leader that hosts one of {@code topics}. The members' topic lists
    * spread by gossip, so it asks again for a while.
    */
-  static Hosted onFollower(FutureQClient client, List<String> topics) throws Exception {
-    long deadline = System.currentTimeMillis() + 30_000;
-    while (true) {
+  static Hosted onFollower(FutureQClient client, List<String> topics) {
+    ClusterInfo[] last = {null};
+    return Await.value("a follower that hosts one of " + topics, Duration.ofSeconds(30), () -> {
       ClusterInfo info = client.clusterInfo().get(10, TimeUnit.SECONDS);
+      last[0] = info;
       String leader = info.getRaft().getLeaderId();
       for (var member : info.getMembersList()) {
         String hosted = member.getTopicsList().stream().filter(topics::contains).findFirst().orElse(null);
@@ -69,11 +69,8 @@ final class ClusterTopics {
           return new Hosted(index(member.getNodeId()), hosted, index(leader));
         }
       }
-      if (System.currentTimeMillis() > deadline) {
-        throw new AssertionError("no follower hosts any of " + topics + ": " + info);
-      }
-      Thread.sleep(200);
-    }
+      return null;
+    }, () -> "the cluster then: " + last[0]);
   }
 
   /** The index of the node whose Raft replica leads, as node 1 sees it. */
@@ -87,14 +84,13 @@ final class ClusterTopics {
     return Integer.parseInt(nodeId.substring("node-".length())) - 1;
   }
 
-  static void awaitReceived(Set<String> received, Set<String> expected, Duration within, String what)
-      throws InterruptedException {
-    long deadline = System.currentTimeMillis() + within.toMillis();
-    while (!received.containsAll(expected) && System.currentTimeMillis() < deadline) {
-      Thread.sleep(100);
-    }
-    Set<String> missing = new TreeSet<>(expected);
-    missing.removeAll(received);
-    assertEquals(Set.of(), missing, "not delivered from " + what);
+  /** Waits until {@code received} holds every one of {@code expected}; a timeout names those missing. */
+  static void awaitReceived(Set<String> received, Set<String> expected, Duration within, String what) {
+    Await.until("every expected message delivered from " + what, within, () -> received.containsAll(expected),
+        () -> {
+          Set<String> missing = new TreeSet<>(expected);
+          missing.removeAll(received);
+          return "not delivered: " + missing;
+        });
   }
 }

@@ -12,6 +12,7 @@ import io.futureq.client.SendResult;
 import io.futureq.log.CommandResult;
 import io.futureq.log.Commands;
 import io.futureq.log.leader.LogLeader;
+import io.futureq.testing.Await;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -111,32 +112,18 @@ class ClusterWriteLeaderE2ETest {
   }
 
   /** The pending count of {@code topic} once the node the client asks knows the topic (within {@link #WAIT}). */
-  private static long pendingOnceKnown(FutureQClient client, String topic) throws Exception {
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    while (true) {
-      try {
-        return client.topicStats(topic).get(10, TimeUnit.SECONDS).getPending();
-      } catch (ExecutionException e) {
-        if (System.nanoTime() > deadline) {
-          throw new AssertionError("topic " + topic + " still unknown to the node asked after " + WAIT, e);
-        }
-        Thread.sleep(50); // the node's replica is applying the entry the leader answered from
-      }
-    }
+  private static long pendingOnceKnown(FutureQClient client, String topic) {
+    // until the node's replica has applied the entry the leader answered from, the topic is unknown there
+    return Await.value("topic " + topic + " known to the node asked", WAIT,
+        () -> client.topicStats(topic).get(10, TimeUnit.SECONDS).getPending());
   }
 
   /** The one write leader {@code system}'s receptionist lists, once it lists exactly one. */
-  private static ActorRef<LogLeader.Command> listedLeader(ActorSystem<?> system) throws InterruptedException {
+  private static ActorRef<LogLeader.Command> listedLeader(ActorSystem<?> system) {
     TestProbe<Receptionist.Listing> probe = TestProbe.create(system);
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    while (true) {
+    return Await.until("exactly one write leader listed", WAIT, () -> {
       system.receptionist().tell(Receptionist.find(LogLeader.SERVICE_KEY, probe.getRef()));
-      Set<ActorRef<LogLeader.Command>> listed = probe.receiveMessage(WAIT).getServiceInstances(LogLeader.SERVICE_KEY);
-      if (listed.size() == 1 || System.nanoTime() > deadline) {
-        assertEquals(1, listed.size(), "leaders listed: " + listed);
-        return listed.iterator().next();
-      }
-      Thread.sleep(100);
-    }
+      return probe.receiveMessage(WAIT).getServiceInstances(LogLeader.SERVICE_KEY);
+    }, listed -> listed.size() == 1).iterator().next();
   }
 }

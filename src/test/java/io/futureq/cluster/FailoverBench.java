@@ -25,14 +25,14 @@ public final class FailoverBench {
     int lostCount;
     try (ClusterProcesses nodes = new ClusterProcesses(dir, extra).startAll();
         FailoverProbe probe = new FailoverProbe(nodes).start()) {
-      Thread.sleep(2000);
+      Thread.sleep(2000); // a sleep: 2 s of steady load before the first kill
       for (int k = 0; k < kills; k++) {
         int leader = nodes.leader(0);
         int victim = k % 2 == 0 ? leader : (leader + 1) % 3;
         FailoverProbe.Stages stages = probe.killAndMeasure(victim, Duration.ofSeconds(60), true);
         System.out.println((k + 1) + ": " + stages);
         all.add(stages);
-        Thread.sleep(2000);
+        Thread.sleep(2000); // a sleep: 2 s of steady load between kills
       }
       Set<String> lost = probe.stopAndFindLost(Duration.ofSeconds(60));
       lostCount = lost.size();

@@ -12,6 +12,8 @@ import io.futureq.client.FutureQProducer;
 import io.futureq.client.OutgoingMessage;
 import io.futureq.client.ProducerOptions;
 import io.futureq.e2e.FaultyStore;
+import io.futureq.testing.Await;
+import io.futureq.testing.Groups;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -117,28 +119,14 @@ class LaggingHostE2ETest {
         .get(30, TimeUnit.SECONDS);
   }
 
-  private static void awaitArrival(FutureQClient client, String topic, Map<String, Long> arrivals, String payload)
-      throws InterruptedException {
-    long deadline = System.currentTimeMillis() + 60_000;
-    while (!arrivals.containsKey(payload) && System.currentTimeMillis() < deadline) {
-      Thread.sleep(20);
-    }
-    if (!arrivals.containsKey(payload)) {
-      throw new AssertionError(payload + " was not delivered within 60 s; the cluster then: " + stateOf(client, topic));
-    }
+  private static void awaitArrival(FutureQClient client, String topic, Map<String, Long> arrivals, String payload) {
+    Await.until(payload + " delivered", Duration.ofSeconds(60), () -> arrivals.containsKey(payload),
+        () -> "the cluster then: " + stateOf(client, topic));
   }
 
   /** Waits until the topic's group {@code group} exists and has a consumer. */
-  private static void awaitConsumerOf(FutureQClient client, String topic, String group) throws Exception {
-    long deadline = System.currentTimeMillis() + 60_000;
-    while (client.topicStats(topic).get(10, TimeUnit.SECONDS).getGroupsList().stream()
-        .noneMatch(g -> g.getName().equals(group) && g.getConsumers() > 0)) {
-      if (System.currentTimeMillis() > deadline) {
-        throw new AssertionError("group " + group + " of " + topic + " has no consumer after 60 s: "
-            + stateOf(client, topic));
-      }
-      Thread.sleep(50);
-    }
+  private static void awaitConsumerOf(FutureQClient client, String topic, String group) {
+    Groups.awaitConsumer(client, topic, group, Duration.ofSeconds(60), () -> stateOf(client, topic));
   }
 
   /** Where the topic is hosted, who leads, and what its groups hold: what a failure needs to be diagnosed. */

@@ -11,12 +11,14 @@ import io.futureq.client.FutureQProducer;
 import io.futureq.client.OutgoingMessage;
 import io.futureq.client.ProducerOptions;
 import io.futureq.client.SendResult;
+import io.futureq.testing.Await;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -91,9 +93,8 @@ class LeaderAckE2ETest {
         onLeaderDisk = leaderAcked.send(OutgoingMessage.to("acks").payload("leader-acked").build())
             .get(20, TimeUnit.SECONDS);
         waitsForMajority = quorum.send(OutgoingMessage.to("acks").payload("quorum-acked").build());
-        Thread.sleep(300);
-        assertFalse(waitsForMajority.isDone(), "test premise broken: a QUORUM publish was answered while both "
-            + "followers were cut off: " + waitsForMajority);
+        Await.holdsFor("test premise: a QUORUM publish unanswered while both followers are cut off",
+            Duration.ofMillis(300), () -> !waitsForMajority.isDone());
       } finally {
         followers.forEach(f -> cluster.raftProxy(f).heal());
       }
@@ -153,19 +154,12 @@ class LeaderAckE2ETest {
       for (String payload : expected) {
         assertEquals(answered.get(payload), delivered.get(payload), "id of " + payload);
       }
-      Thread.sleep(500);
-      assertFalse(delivered.containsKey("m-0"), "the message cancelled by its leader-acked id was delivered");
+      Await.holdsFor("the message cancelled by its leader-acked id not delivered", Duration.ofMillis(500),
+          () -> !delivered.containsKey("m-0"));
     }
   }
 
-  private static void awaitDelivered(Map<String, String> delivered, List<String> payloads)
-      throws InterruptedException {
-    long deadline = System.currentTimeMillis() + 60_000;
-    while (!delivered.keySet().containsAll(payloads) && System.currentTimeMillis() < deadline) {
-      Thread.sleep(100);
-    }
-    List<String> missing = new ArrayList<>(payloads);
-    missing.removeAll(delivered.keySet());
-    assertEquals(List.of(), missing, "not delivered; delivered: " + delivered.keySet());
+  private static void awaitDelivered(Map<String, String> delivered, List<String> payloads) {
+    ClusterTopics.awaitReceived(delivered.keySet(), Set.copyOf(payloads), Duration.ofSeconds(60), "acks");
   }
 }

@@ -10,6 +10,7 @@ import io.futureq.client.FutureQClient;
 import io.futureq.client.FutureQProducer;
 import io.futureq.client.OutgoingMessage;
 import io.futureq.client.ProducerOptions;
+import io.futureq.testing.Await;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -19,7 +20,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -102,7 +102,9 @@ class SnapshotInstallE2ETest {
         // Issue 9, bug 6: a host out of touch with the Raft group does not know of the cancel (nor of
         // the messages after it), so it delivers nothing until it has caught up: neither the marker nor
         // the cancelled message, although both fall due while it is cut off.
-        Thread.sleep(Math.max(0, dueAt + 3_000 - System.currentTimeMillis()));
+        Await.holdsFor("the cut-off host delivering neither marker nor cancelled until 3 s after their due time",
+            Duration.ofMillis(Math.max(0, dueAt + 3_000 - System.currentTimeMillis())),
+            () -> !received.get(topic).contains("marker") && !received.get(topic).contains("cancelled"));
         assertNotLeader(cluster, on.leader(), follower);
         assertFalse(received.get(topic).contains("marker") || received.get(topic).contains("cancelled"),
             "the cut-off host delivered from its stale store: " + received.get(topic));
@@ -112,9 +114,8 @@ class SnapshotInstallE2ETest {
         expected.add("warm");
         expected.add("marker");
         awaitReceived(received.get(topic), expected, Duration.ofSeconds(90), topic + " on node-" + (follower + 1));
-        Thread.sleep(1_000);
-        assertFalse(received.get(topic).contains("cancelled"), "a message cancelled while its host was cut off "
-            + "was delivered after all");
+        Await.holdsFor("a message cancelled while its host was cut off not delivered after all",
+            Duration.ofSeconds(1), () -> !received.get(topic).contains("cancelled"));
       }
     }
   }
@@ -151,10 +152,13 @@ class SnapshotInstallE2ETest {
         Set<String> expected = new TreeSet<>(old);
         expected.add("warm");
         awaitReceived(first.get(topic), expected, Duration.ofSeconds(30), topic);
-        Thread.sleep(2_000); // acks are flushed as deletes every 20 ms here: these commit long before the next step
+        // A sleep: acks are flushed as deletes every 20 ms here, so these commit long before the next step; no API
+        // shows them committed while the topic's host, which answers for it, is cut off.
+        Thread.sleep(2_000);
         Set<String> second = ConcurrentHashMap.newKeySet();
         client.subscribe(topic, "second", m -> second.add(new String(m.payload())), ConsumerOptions.defaults());
-        Thread.sleep(2_000); // the new group is being created while the follower lags
+        // A sleep, for the same reason: the new group is being created while the follower lags.
+        Thread.sleep(2_000);
         assertNotLeader(cluster, on.leader(), follower);
         cluster.raftProxy(follower).heal();
         producer.send(OutgoingMessage.to(topic).payload("new").build()).get(30, TimeUnit.SECONDS);
@@ -181,18 +185,10 @@ class SnapshotInstallE2ETest {
   private static void awaitStored(ClusterNodes cluster, int i, String topic, String key) throws Exception {
     try (FutureQClient node = FutureQClient.builder().target(cluster.target(i)).discoveryInterval(Duration.ZERO)
         .build()) {
-      long deadline = System.currentTimeMillis() + 30_000;
-      while (true) {
-        try {
-          node.getMessageByKey(topic, key, false).get(10, TimeUnit.SECONDS);
-          return;
-        } catch (ExecutionException notYet) {
-          if (System.currentTimeMillis() > deadline) {
-            throw new AssertionError("node-" + (i + 1) + " does not store " + key + ": " + notYet.getCause());
-          }
-          Thread.sleep(20);
-        }
-      }
+      Await.until("node-" + (i + 1) + " to store " + key, Duration.ofSeconds(30), () -> {
+        node.getMessageByKey(topic, key, false).get(10, TimeUnit.SECONDS); // fails until it is stored
+        return true;
+      });
     }
   }
 
@@ -203,13 +199,9 @@ class SnapshotInstallE2ETest {
       committed = viaLeader.clusterInfo().get(10, TimeUnit.SECONDS).getRaft().getCommitIndex();
     }
     try (FutureQClient node = FutureQClient.builder().target(cluster.target(i)).build()) {
-      long deadline = System.currentTimeMillis() + 30_000;
-      while (node.clusterInfo().get(10, TimeUnit.SECONDS).getRaft().getAppliedIndex() < committed) {
-        if (System.currentTimeMillis() > deadline) {
-          throw new AssertionError("node-" + (i + 1) + " did not apply log index " + committed);
-        }
-        Thread.sleep(50);
-      }
+      Await.until("node-" + (i + 1) + " to apply log index " + committed, Duration.ofSeconds(30),
+          () -> node.clusterInfo().get(10, TimeUnit.SECONDS).getRaft().getAppliedIndex(),
+          applied -> applied >= committed);
     }
   }
 

@@ -22,6 +22,7 @@ import io.futureq.api.grpc.PurgeTopicRequest;
 import io.futureq.api.grpc.RescheduleMessageRequest;
 import io.futureq.api.grpc.RescheduleMessageResponse;
 import io.futureq.api.grpc.TopicStats;
+import io.futureq.testing.Await;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.nio.file.Path;
@@ -271,15 +272,8 @@ class AdministrationE2ETest {
   }
 
   /** Acks are written in batches: stats reach the expected state soon, not at once. */
-  private static TopicStats awaitStats(String topic, Predicate<TopicStats> expected) throws InterruptedException {
-    long deadline = System.currentTimeMillis() + WAIT.toMillis();
-    TopicStats stats = stats(topic);
-    while (!expected.test(stats) && System.currentTimeMillis() < deadline) {
-      Thread.sleep(20);
-      stats = stats(topic);
-    }
-    assertTrue(expected.test(stats), stats.toString());
-    return stats;
+  private static TopicStats awaitStats(String topic, Predicate<TopicStats> expected) {
+    return Await.until("the expected stats of " + topic, WAIT, () -> stats(topic), expected);
   }
 
   private static GroupStats group(TopicStats stats, String name) {

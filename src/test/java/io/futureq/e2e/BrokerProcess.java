@@ -1,11 +1,8 @@
 package io.futureq.e2e;
 
+import io.futureq.testing.ProcessReady;
 import java.io.File;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -115,25 +112,10 @@ final class BrokerProcess implements AutoCloseable {
   }
 
   /** Waits until GET /ready answers 200, failing early if the process exits. */
-  BrokerProcess awaitReady(Duration within) throws Exception {
-    HttpClient http = HttpClient.newHttpClient();
-    long deadline = System.currentTimeMillis() + within.toMillis();
-    while (System.currentTimeMillis() < deadline) {
-      if (!process.isAlive()) {
-        throw new AssertionError("broker exited with " + process.exitValue() + ":\n" + Files.readString(log));
-      }
-      try {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + managementPort
-            + "/ready")).timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
-        if (r.statusCode() == 200) {
-          return this;
-        }
-      } catch (IOException e) {
-        // not listening yet
-      }
-      Thread.sleep(200);
-    }
-    throw new AssertionError("broker not ready within " + within + ":\n" + Files.readString(log));
+  BrokerProcess awaitReady(Duration within) {
+    ProcessReady.await("broker", process, ProcessReady.url("127.0.0.1", managementPort), within,
+        () -> Files.readString(log));
+    return this;
   }
 
   String output() throws IOException {

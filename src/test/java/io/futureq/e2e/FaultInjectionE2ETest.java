@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.futureq.api.grpc.GetTopicStatsRequest;
 import io.futureq.api.grpc.PublishRequest;
+import io.futureq.testing.Await;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.nio.file.Path;
@@ -61,16 +62,13 @@ class FaultInjectionE2ETest {
         List<Subscription.Received> got = sub.take(2, WAIT);
         assertEquals("before-1", got.get(0).delivery().getPayload().toStringUtf8());
         sub.ack(got.get(0).delivery(), got.get(1).delivery());
-        Thread.sleep(300);
-        assertEquals(2, pending(broker, "t"), "acks cannot be deleted while writes fail");
+        Await.holdsFor("acks not deleted while writes fail (2 pending)", Duration.ofMillis(300),
+            () -> pending(broker, "t") == 2);
         faulty[0].failure = null;
         broker.producer.publish(request(message("t", "after", 0))).toCompletableFuture().get(10, TimeUnit.SECONDS);
         assertEquals("after", sub.next(WAIT).delivery().getPayload().toStringUtf8());
-        long deadline = System.currentTimeMillis() + WAIT.toMillis();
-        while (pending(broker, "t") != 1 && System.currentTimeMillis() < deadline) {
-          Thread.sleep(50);
-        }
-        assertEquals(1, pending(broker, "t"), "the ack batch is retried once writes work again");
+        Await.until("the ack batch retried once writes work again (1 pending)", WAIT, () -> pending(broker, "t"),
+            pending -> pending == 1);
       }
     }
   }

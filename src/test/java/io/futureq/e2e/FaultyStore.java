@@ -59,7 +59,7 @@ public final class FaultyStore implements OrderedStore {
     long delay = commitDelayMs;
     if (delay > 0) {
       try {
-        Thread.sleep(delay);
+        Thread.sleep(delay); // a sleep: the slow disk this store stands for
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }

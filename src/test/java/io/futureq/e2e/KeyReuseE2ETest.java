@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.futureq.api.grpc.Delivery;
 import io.futureq.api.grpc.PublishResponse;
 import io.futureq.config.StorageEngine;
+import io.futureq.testing.Await;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -58,16 +59,8 @@ class KeyReuseE2ETest {
       assertTrue(publish("again").getDuplicate(0), "the key is held while its message is pending");
       sub.ack(first);
 
-      long deadline = System.currentTimeMillis() + 5_000;
-      boolean free = false;
-      while (!free && System.currentTimeMillis() < deadline) {
-        free = !publish("second").getDuplicate(0);
-        if (!free) {
-          Thread.sleep(10);
-        }
-      }
-
-      assertTrue(free, "the key was still taken 5 s after the ack (delete batch interval 30 s)");
+      Await.until("the key free within 5 s of the ack (delete batch interval 30 s)", Duration.ofSeconds(5),
+          () -> !publish("second").getDuplicate(0));
       assertEquals("second", sub.next(WAIT).delivery().getPayload().toStringUtf8());
     }
   }

@@ -10,6 +10,7 @@ import io.futureq.api.grpc.ConsumerClient;
 import io.futureq.api.grpc.ConsumerFrame;
 import io.futureq.api.grpc.ProducerClient;
 import io.futureq.api.grpc.SubscribeInit;
+import io.futureq.testing.Await;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -107,17 +108,13 @@ class MetricsE2ETest {
 
   private static HttpResponse<String> scrapeUntil(int port, String wanted) throws Exception {
     HttpClient http = HttpClient.newHttpClient();
-    long deadline = System.currentTimeMillis() + SCRAPE_WAIT.toMillis();
-    HttpResponse<String> last;
-    do {
-      last = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
-          HttpResponse.BodyHandlers.ofString());
-      if (last.body().contains(wanted)) {
-        return last;
-      }
-      Thread.sleep(250);
-    } while (System.currentTimeMillis() < deadline);
-    throw new AssertionError("no " + wanted + " within " + SCRAPE_WAIT + ":\n" + last.body());
+    String[] last = {""};
+    return Await.value(wanted + " in a scrape", SCRAPE_WAIT, () -> {
+      HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics"))
+          .build(), HttpResponse.BodyHandlers.ofString());
+      last[0] = r.body();
+      return r.body().contains(wanted) ? r : null;
+    }, () -> "last scrape:\n" + last[0]);
   }
 
   private static double smallestBucket(String scrape, String bucket) {

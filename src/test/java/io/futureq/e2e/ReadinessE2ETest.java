@@ -3,7 +3,7 @@ package io.futureq.e2e;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
+import io.futureq.testing.Await;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -35,19 +35,13 @@ class ReadinessE2ETest {
     try (BrokerProcess broker = BrokerProcess.startWithManagementPort(dir, dir.resolve("data"), management,
         config)) {
       HttpClient http = HttpClient.newHttpClient();
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-      String last = "no answer";
-      while (System.nanoTime() < deadline && !last.contains("Raft")) {
-        try {
-          HttpResponse<String> ready = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + management
-              + "/ready")).timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
-          assertEquals(500, ready.statusCode(), ready.body());
-          last = ready.body();
-        } catch (IOException notListeningYet) {
-          // management not bound yet
-        }
-        Thread.sleep(200);
-      }
+      // until management is bound, a refused connection is "not yet"; any answer but 500 fails at once
+      String last = Await.until("/ready to name Raft", Duration.ofSeconds(90), () -> {
+        HttpResponse<String> ready = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + management
+            + "/ready")).timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(500, ready.statusCode(), ready.body());
+        return ready.body();
+      }, body -> body.contains("Raft"));
       assertTrue(last.contains("not ready: ") && last.contains("Raft"), "/ready answered: " + last + "\n"
           + broker.output());
     }

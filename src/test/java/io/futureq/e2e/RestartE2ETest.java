@@ -10,6 +10,7 @@ import io.futureq.api.grpc.GetTopicStatsRequest;
 import io.futureq.api.grpc.GroupStats;
 import io.futureq.api.grpc.ListTopicsRequest;
 import io.futureq.api.grpc.PublishResponse;
+import io.futureq.testing.Await;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
@@ -43,7 +44,8 @@ class RestartE2ETest {
         List<Subscription.Received> got = sub.take(2, WAIT);
         got.forEach(r -> acked.add(r.delivery().getMessageId()));
         sub.ack(got.stream().map(Subscription.Received::delivery).toArray(Delivery[]::new));
-        Thread.sleep(300);
+        Await.until("the two acked messages deleted (1 pending)", WAIT, () -> pending(broker, topic),
+            pending -> pending == 1);
       }
     }
     try (TestBroker broker = TestBroker.start(data)) {
@@ -81,7 +83,8 @@ class RestartE2ETest {
           String payload = r.delivery().getPayload().toStringUtf8();
           sub.nack(r.delivery(), payload.equals("long") ? 600_000 : 2_000);
         }
-        Thread.sleep(300);
+        Await.until("both nacks held (2 delayed in g)", WAIT, () -> delayedIn(broker, topic, "g"),
+            delayed -> delayed == 2);
       }
     }
     try (TestBroker broker = TestBroker.start(data)) {
@@ -90,15 +93,16 @@ class RestartE2ETest {
         assertEquals("short", back.delivery().getPayload().toStringUtf8());
         assertEquals(2, back.delivery().getAttempt(), "the attempt count survives the restart");
         sub.ack(back.delivery());
-        long deadline = System.currentTimeMillis() + WAIT.toMillis();
-        long delayed = 0;
-        while (System.currentTimeMillis() < deadline && (delayed = delayedIn(broker, topic, "g")) != 1) {
-          Thread.sleep(50);
-        }
-        assertEquals(1, delayed, "the 10-minute nack is held after the restart");
+        Await.until("the 10-minute nack held after the restart (1 delayed in g)", WAIT,
+            () -> delayedIn(broker, topic, "g"), delayed -> delayed == 1);
         sub.expectNothing(Duration.ofMillis(1500));
       }
     }
+  }
+
+  private static long pending(TestBroker broker, String topic) throws Exception {
+    return broker.admin.getTopicStats(GetTopicStatsRequest.newBuilder().setTopic(topic).build())
+        .toCompletableFuture().get(10, TimeUnit.SECONDS).getPending();
   }
 
   private static long delayedIn(TestBroker broker, String topic, String group) throws Exception {
@@ -112,7 +116,10 @@ class RestartE2ETest {
     Path data = dir.resolve("data2");
     try (TestBroker broker = TestBroker.start(data)) {
       try (Subscription sub = Subscription.open(broker, "t", "g", 10)) {
-        Thread.sleep(300);
+        sub.awaitSubscribed(WAIT);
+        Await.until("group g of t listed", WAIT, () -> broker.admin.listTopics(ListTopicsRequest.getDefaultInstance())
+            .toCompletableFuture().get(10, TimeUnit.SECONDS).getTopicsList().stream()
+            .anyMatch(t -> t.getName().equals("t") && t.getGroupsList().contains("g")));
       }
     }
     try (TestBroker broker = TestBroker.start(data)) {

@@ -13,6 +13,7 @@ import io.futureq.api.grpc.ConsumerFrame;
 import io.futureq.api.grpc.GetClusterInfoRequest;
 import io.futureq.api.grpc.ProducerClient;
 import io.futureq.api.grpc.SubscribeInit;
+import io.futureq.testing.Await;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -108,12 +109,8 @@ class ServerProcessE2ETest {
       assertEquals("Up", info.getMembers(0).getStatus());
       String conf = Files.readString(dir.resolve("broker-" + broker.grpcPort + ".conf"));
       metricsPort = conf.replaceAll("(?s).*futureq.metrics.port = (\\d+).*", "$1");
-      String metrics = "";
-      for (int i = 0; i < 60 && !metrics.contains("futureq_published_total"); i++) {
-        Thread.sleep(500);
-        metrics = get("http://127.0.0.1:" + metricsPort + "/metrics");
-      }
-      assertTrue(metrics.contains("futureq_published_total"), metrics);
+      String metrics = Await.until("futureq_published_total in a scrape", Duration.ofSeconds(30),
+          () -> get("http://127.0.0.1:" + metricsPort + "/metrics"), m -> m.contains("futureq_published_total"));
       assertTrue(metrics.contains("futureq_storage_commit_latency_seconds"), metrics);
       producer.close();
       admin.close();
@@ -140,10 +137,8 @@ class ServerProcessE2ETest {
     try (BrokerProcess broker = BrokerProcess.start(dir, dir.resolve("data"), "",
         Map.of("FUTUREQ_LOG_FORMAT", "json"), List.of("-Dlogback.configurationFile=logback.xml"))
         .awaitReady(START)) {
-      long deadline = System.currentTimeMillis() + 30_000;
-      while (!broker.output().contains("serving gRPC") && System.currentTimeMillis() < deadline) {
-        Thread.sleep(100);
-      }
+      Await.until("the broker logs that it serves gRPC", Duration.ofSeconds(30),
+          () -> broker.output().contains("serving gRPC"));
       var json = new ObjectMapper();
       List<String> lines = broker.output().lines().toList();
       assertTrue(!lines.isEmpty(), "no output");

@@ -2,11 +2,9 @@ package io.futureq.reliability;
 
 import io.futureq.e2e.BrokerJvm;
 import io.futureq.e2e.TestPorts;
+import io.futureq.testing.ProcessReady;
 import java.io.IOException;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -99,27 +97,8 @@ public final class BrokerNode implements AutoCloseable {
     return this;
   }
 
-  private void awaitReady(Duration within) throws Exception {
-    long deadline = System.currentTimeMillis() + within.toMillis();
-    while (System.currentTimeMillis() < deadline) {
-      if (!process.isAlive()) {
-        int status = process.exitValue();
-        throw new AssertionError("broker exited with " + status + " while starting" + (status == 143
-            ? " (SIGTERM: sent from outside; this harness sends only SIGKILL while running)" : "")
-            + ":\n" + tail(80));
-      }
-      try {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + managementPort
-            + "/ready")).timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
-        if (r.statusCode() == 200) {
-          return;
-        }
-      } catch (IOException e) {
-        // not listening yet
-      }
-      Thread.sleep(100);
-    }
-    throw new AssertionError("broker not ready within " + within + ":\n" + tail(80));
+  private void awaitReady(Duration within) {
+    ProcessReady.await("broker", process, ProcessReady.url("127.0.0.1", managementPort), within, () -> tail(80));
   }
 
   public synchronized boolean alive() {

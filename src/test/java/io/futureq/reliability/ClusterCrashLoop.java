@@ -3,6 +3,7 @@ package io.futureq.reliability;
 import io.futureq.api.grpc.RaftInfo;
 import io.futureq.client.FutureQClient;
 import io.futureq.e2e.TestPorts;
+import io.futureq.testing.Await;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -102,7 +103,7 @@ public final class ClusterCrashLoop {
         workload.start(client, admin);
         for (int round = 1; round <= options.rounds(); round++) {
           long roundStart = CrashLoop.awaitFirstAnswer(workload, readyAt);
-          Thread.sleep(1000 + random.nextInt(2001));
+          Thread.sleep(1000 + random.nextInt(2001)); // a sleep: the disruption strikes at a random moment of the load
           ClusterMember victim = nodes.get(random.nextInt(3));
           // Kills and pauses alternate, so that even two rounds (CI's) have one of each.
           boolean kill = round % 2 == 1;
@@ -126,7 +127,7 @@ public final class ClusterCrashLoop {
             what = "SIGKILL " + victim.nodeId + " (" + role + ")";
           } else {
             victim.signal("STOP");
-            Thread.sleep(1500 + random.nextInt(2501));
+            Thread.sleep(1500 + random.nextInt(2501)); // a sleep: how long the node stays frozen is the disruption
             victim.signal("CONT");
             victim.awaitReady(START);
             what = "SIGSTOP " + victim.nodeId + " (" + role + ")";
@@ -143,7 +144,7 @@ public final class ClusterCrashLoop {
               workload.deliveries(), (readyAt - start) / 1000.0));
         }
         CrashLoop.awaitFirstAnswer(workload, readyAt);
-        Thread.sleep(1000);
+        Thread.sleep(1000); // a sleep: a last second of load through the cluster as it now is
         workload.finish(admin);
       }
       notes.add("actions: " + actions);
@@ -209,16 +210,14 @@ public final class ClusterCrashLoop {
   }
 
   /**
-   * True once the three nodes report the same commit index and the same applied index, twice in a
-   * row 500 ms apart. (The applied index can stay one below the commit index for good: the last
-   * committed entry may be the new leader's no-op, which reaches no state machine.)
+   * True once the three nodes report the same commit index and the same applied index, unchanged for
+   * 500 ms. (The applied index can stay one below the commit index for good: the last committed entry
+   * may be the new leader's no-op, which reaches no state machine.)
    */
-  private static boolean awaitCaughtUp(List<ClusterMember> nodes, Duration within, List<String> notes)
-      throws InterruptedException {
-    long until = System.currentTimeMillis() + within.toMillis();
-    int stable = 0;
-    List<String> last = List.of();
-    while (System.currentTimeMillis() < until) {
+  private static boolean awaitCaughtUp(List<ClusterMember> nodes, Duration within, List<String> notes) {
+    List<String> last = new ArrayList<>();
+    long[] sameSince = {0};
+    boolean caughtUp = Await.holdsWithin("replicas caught up", within, () -> {
       List<String> seen = new ArrayList<>();
       Set<Long> commits = new HashSet<>();
       Set<Long> applied = new HashSet<>();
@@ -236,16 +235,16 @@ public final class ClusterCrashLoop {
         applied.add(info.getAppliedIndex());
       }
       boolean equal = all && commits.size() == 1 && applied.size() == 1;
-      stable = equal && seen.equals(last) ? stable + 1 : equal ? 1 : 0;
-      last = seen;
-      if (stable >= 2) {
-        notes.add("caught up: " + seen);
-        return true;
+      long now = System.nanoTime();
+      if (!equal || !seen.equals(last)) {
+        sameSince[0] = now;
       }
-      Thread.sleep(500);
-    }
-    notes.add("NOT caught up: " + last);
-    return false;
+      last.clear();
+      last.addAll(seen);
+      return equal && now - sameSince[0] >= TimeUnit.MILLISECONDS.toNanos(500);
+    });
+    notes.add((caughtUp ? "caught up: " : "NOT caught up: ") + last);
+    return caughtUp;
   }
 
   /** The node the topic's entity runs on, as the cluster says, or "" if it does not answer. */

@@ -3,11 +3,8 @@ package io.futureq.reliability;
 import io.futureq.api.grpc.RaftInfo;
 import io.futureq.client.FutureQClient;
 import io.futureq.e2e.BrokerJvm;
+import io.futureq.testing.ProcessReady;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -35,7 +32,6 @@ final class ClusterMember implements AutoCloseable {
   final Path store;
   final Path config;
   private final List<String> prefix;
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
   private Process process;
   private Path log;
   private int incarnation;
@@ -111,29 +107,12 @@ final class ClusterMember implements AutoCloseable {
   }
 
   /** Waits until GET /ready answers 200; fails if the process exits meanwhile. */
-  void awaitReady(Duration within) throws Exception {
-    long deadline = System.currentTimeMillis() + within.toMillis();
-    while (System.currentTimeMillis() < deadline) {
-      if (!alive()) {
-        throw new AssertionError(nodeId + " exited with " + process.exitValue() + " while starting:\n" + tail(80));
-      }
-      if (ready()) {
-        return;
-      }
-      Thread.sleep(200);
+  void awaitReady(Duration within) {
+    Process running;
+    synchronized (this) {
+      running = process;
     }
-    throw new AssertionError(nodeId + " not ready within " + within + ":\n" + tail(80));
-  }
-
-  boolean ready() throws InterruptedException {
-    try {
-      HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://" + host + ":"
-          + ports.management() + "/ready")).timeout(Duration.ofSeconds(2)).build(),
-          HttpResponse.BodyHandlers.ofString());
-      return r.statusCode() == 200;
-    } catch (IOException e) {
-      return false;
-    }
+    ProcessReady.await(nodeId, running, ProcessReady.url(host, ports.management()), within, () -> tail(80));
   }
 
   synchronized boolean alive() {

@@ -1,6 +1,7 @@
 package io.futureq.reliability;
 
 import io.futureq.client.FutureQClient;
+import io.futureq.testing.Await;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -97,6 +98,7 @@ public final class CrashLoop {
           long roundStart = awaitFirstAnswer(workload, readyAt);
           long killAfter = options.minKillMs() + (long) (killMoments.nextDouble()
               * (options.maxKillMs() - options.minKillMs()));
+          // a sleep: the kill strikes at a random moment of the load
           Thread.sleep(Math.max(0, roundStart + killAfter - System.currentTimeMillis()));
           long killedAt = System.currentTimeMillis();
           long pid = broker.pid();
@@ -117,7 +119,7 @@ public final class CrashLoop {
               workload.deliveries(), (readyAt - killedAt) / 1000.0));
         }
         awaitFirstAnswer(workload, readyAt);
-        Thread.sleep(1000);
+        Thread.sleep(1000); // a sleep: a last second of load through the last incarnation
         workload.finish(admin);
       }
     } catch (Throwable t) {
@@ -134,11 +136,10 @@ public final class CrashLoop {
   }
 
   /** The round starts once the restarted broker has answered a publish (the producer has reconnected). */
-  static long awaitFirstAnswer(Workload workload, long readyAt) throws InterruptedException {
-    long until = System.currentTimeMillis() + 30_000;
-    while (workload.lastAnswerAtMs() < readyAt && System.currentTimeMillis() < until) {
-      Thread.sleep(20);
-    }
+  static long awaitFirstAnswer(Workload workload, long readyAt) {
+    // no failure here: a producer that never reconnects shows in the analysis
+    Await.holdsWithin("a publish answered after " + readyAt, Duration.ofSeconds(30),
+        () -> workload.lastAnswerAtMs() >= readyAt);
     return System.currentTimeMillis();
   }
 

@@ -8,21 +8,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.google.protobuf.ByteString;
 import io.futureq.api.grpc.ConsumerFrame;
 import io.futureq.api.grpc.DeliveryFrame;
-import io.futureq.api.grpc.GroupStats;
 import io.futureq.api.grpc.Message;
 import io.futureq.api.grpc.PublishRequest;
 import io.futureq.api.grpc.SubscribeInit;
-import io.futureq.api.grpc.TopicStats;
 import io.futureq.client.ConsumerOptions;
 import io.futureq.client.FutureQClient;
 import io.futureq.client.FutureQConsumer;
-import io.futureq.client.FutureQException;
 import io.futureq.client.FutureQProducer;
 import io.futureq.client.OutgoingMessage;
 import io.futureq.client.ProducerOptions;
 import io.futureq.client.ReceivedMessage;
 import io.futureq.client.SendResult;
 import io.futureq.e2e.TestBroker;
+import io.futureq.testing.Await;
+import io.futureq.testing.Groups;
 import io.grpc.CallOptions;
 import io.grpc.ClientCall;
 import io.grpc.ManagedChannel;
@@ -55,7 +54,6 @@ import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -417,31 +415,15 @@ class HostileInputTest {
   }
 
   /** Waits until {@code group} of {@code topic} has {@code expected} consumers; returns the last count seen. */
-  private static int awaitConsumers(String topic, String group, int expected, Duration within) throws Exception {
-    long until = System.currentTimeMillis() + within.toMillis();
-    int seen = -1;
-    while (System.currentTimeMillis() < until) {
-      seen = consumers(topic, group);
-      if (seen == expected) {
-        return seen;
-      }
-      Thread.sleep(100);
-    }
-    return seen;
+  private static int awaitConsumers(String topic, String group, int expected, Duration within) {
+    int[] seen = {-1};
+    Await.holdsWithin("group " + group + " of " + topic + " has " + expected + " consumers", within,
+        () -> (seen[0] = consumers(topic, group)) == expected);
+    return seen[0];
   }
 
   private static int consumers(String topic, String group) throws Exception {
-    TopicStats stats;
-    try {
-      stats = client.topicStats(topic).get(10, TimeUnit.SECONDS);
-    } catch (ExecutionException e) {
-      if (e.getCause() instanceof FutureQException f && f.code() == Status.Code.NOT_FOUND) {
-        return 0; // the topic is known once its first group's registration is applied
-      }
-      throw e;
-    }
-    return stats.getGroupsList().stream().filter(g -> g.getName().equals(group)).mapToInt(GroupStats::getConsumers)
-        .findFirst().orElse(0);
+    return Groups.consumers(client, topic, group);
   }
 
   // (f) -----------------------------------------------------------------------------------------
@@ -472,7 +454,7 @@ class HostileInputTest {
       assertEquals(1, awaitConsumers(topic, "B", 1, WAIT), "normal consumer in group B");
       for (int i = 0; i < count; i++) {
         producer.send(OutgoingMessage.to(topic).payload("f-" + i + "-" + padding).build()).get(10, TimeUnit.SECONDS);
-        Thread.sleep(100);
+        Thread.sleep(100); // paces the load at 10 messages a second: the rate is what this step is about
       }
       groupB.await("f-", count, Duration.ofSeconds(30));
       groupA.await("f-", count, Duration.ofSeconds(60));
@@ -497,7 +479,7 @@ class HostileInputTest {
       for (int i = 0; i < more; i++) {
         producer.send(OutgoingMessage.to(topic).payload("g-" + i + "-" + big).build());
         if (i % 10 == 9) {
-          Thread.sleep(200);
+          Thread.sleep(200); // paces the load at 50 messages a second: the rate is what this step is about
         }
         if (i % 100 == 99) {
           heapMax = Math.max(heapMax, usedHeapAfterGc());
@@ -558,11 +540,9 @@ class HostileInputTest {
           .max().orElse(-1);
     }
 
-    void await(String prefix, int n, Duration within) throws InterruptedException {
-      long until = System.currentTimeMillis() + within.toMillis();
-      while (count(prefix) < n && System.currentTimeMillis() < until) {
-        Thread.sleep(50);
-      }
+    /** Waits for {@code n} messages of {@code prefix}; the counts are asserted after they are reported. */
+    void await(String prefix, int n, Duration within) {
+      Await.holdsWithin(n + " messages " + prefix + "*", within, () -> count(prefix) >= n);
     }
   }
 
@@ -588,7 +568,7 @@ class HostileInputTest {
   private static long usedHeapAfterGc() throws InterruptedException {
     for (int i = 0; i < 3; i++) {
       System.gc();
-      Thread.sleep(300);
+      Thread.sleep(300); // lets the collection and its reference processing settle: no event to await
     }
     return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
   }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.futureq.api.grpc.RaftInfo;
 import io.futureq.client.FutureQClient;
+import io.futureq.testing.Await;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -78,14 +79,14 @@ class PartitionTest {
         workload.start(client, admin);
         long readyAt = System.currentTimeMillis();
         CrashLoop.awaitFirstAnswer(workload, readyAt);
-        Thread.sleep(3000);
+        Thread.sleep(3000); // a sleep: 3 s of load through the whole cluster before the cut
         int leader = leaderOf(nodes);
         String topicHost = ClusterCrashLoop.topicHost(admin);
         notes.add("the topic was hosted by " + topicHost + " before the cut");
         long answeredBefore = workload.answered();
         long cutAt = System.currentTimeMillis();
         net.cut(leader);
-        Thread.sleep(CUT_MS);
+        Thread.sleep(CUT_MS); // a sleep: how long the leader stays cut off is the disruption
         long answeredDuring = workload.answered() - answeredBefore;
         net.heal(leader);
         for (ClusterMember n : nodes) {
@@ -99,7 +100,7 @@ class PartitionTest {
         notes.add("cut the leader " + nodes.get(leader).nodeId + " for " + CUT_MS + " ms; " + answeredDuring
             + " publishes answered while it was cut; all ready " + (healedAt - cutAt) + " ms after the cut");
         CrashLoop.awaitFirstAnswer(workload, healedAt);
-        Thread.sleep(3000);
+        Thread.sleep(3000); // a sleep: 3 s of load through the healed cluster
         workload.finish(admin);
       }
       ClusterCrashLoop.compareReplicas(nodes, violations, notes);
@@ -119,10 +120,9 @@ class PartitionTest {
   }
 
   /** The node that says it is the Raft leader; asks for up to 60 s (an election may be under way). */
-  private static int leaderOf(List<ClusterMember> nodes) throws InterruptedException {
-    long until = System.currentTimeMillis() + 60_000;
+  private static int leaderOf(List<ClusterMember> nodes) {
     List<String> seen = new ArrayList<>();
-    while (System.currentTimeMillis() < until) {
+    return Await.value("a node that says it is the Raft leader", Duration.ofSeconds(60), () -> {
       seen.clear();
       for (ClusterMember n : nodes) {
         RaftInfo info = n.raft();
@@ -131,8 +131,7 @@ class PartitionTest {
         }
         seen.add(n.nodeId + ": " + (info == null ? n.lastRaftError : info.getRole()));
       }
-      Thread.sleep(500);
-    }
-    throw new AssertionError("no node says it is the Raft leader: " + seen);
+      return null;
+    }, () -> "the nodes say: " + seen);
   }
 }

@@ -11,6 +11,8 @@ import io.futureq.client.OutgoingMessage;
 import io.futureq.client.ProducerOptions;
 import io.futureq.client.ReceivedMessage;
 import io.futureq.client.SendResult;
+import io.futureq.testing.Await;
+import io.futureq.testing.Groups;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -447,21 +449,15 @@ final class Workload {
         m.dueAtUnixMs(), m.receivedAtUnixMs(), m.attempt(), System.currentTimeMillis(), 0, 0));
   }
 
-  private void awaitGroups(FutureQClient admin) throws Exception {
-    long until = System.currentTimeMillis() + 60_000;
-    while (System.currentTimeMillis() < until) {
-      try {
-        TopicStats stats = admin.topicStats(TOPIC).get(10, TimeUnit.SECONDS);
-        if (GROUPS.stream().allMatch(g -> stats.getGroupsList().stream()
-            .anyMatch(s -> s.getName().equals(g) && s.getConsumers() > 0))) {
-          return;
+  private void awaitGroups(FutureQClient admin) {
+    Await.until("groups " + GROUPS + " have consumers after subscribing", Duration.ofSeconds(60), () -> {
+      for (String group : GROUPS) {
+        if (Groups.consumers(admin, TOPIC, group) == 0) {
+          return false;
         }
-      } catch (Exception e) {
-        // the topic does not exist until a group is created
       }
-      Thread.sleep(100);
-    }
-    throw new AssertionError("groups " + GROUPS + " have no consumers 60 s after subscribing");
+      return true;
+    });
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -477,19 +473,18 @@ final class Workload {
     publisher.awaitTermination(10, TimeUnit.SECONDS);
     producer.flush();
     leaderAcked.flush();
-    long until = System.currentTimeMillis() + 60_000;
-    while ((producer.outstanding() > 0 || leaderAcked.outstanding() > 0 || reusesInProgress.get() > 0)
-        && System.currentTimeMillis() < until) {
-      Thread.sleep(50);
-    }
-    // a TTL message's reuse waits for its expiry: at most max delay + 0.8 s after its answer
+    // a miss shows in the analysis (answers and reuses missing), so these waits do not fail
+    Await.holdsWithin("every publish answered and every key reuse done", Duration.ofSeconds(60),
+        () -> producer.outstanding() == 0 && leaderAcked.outstanding() == 0 && reusesInProgress.get() == 0);
+    // A sleep: a TTL message's reuse waits for its expiry, at most max delay + 0.8 s after its answer, and a reuse
+    // not started yet cannot be told from none to come.
     Thread.sleep(options.maxDelayMs() + 1000);
-    until = System.currentTimeMillis() + 60_000;
-    while ((producer.outstanding() > 0 || reusesInProgress.get() > 0) && System.currentTimeMillis() < until) {
-      Thread.sleep(50);
-    }
+    Await.holdsWithin("every reuse answered", Duration.ofSeconds(60),
+        () -> producer.outstanding() == 0 && reusesInProgress.get() == 0);
     drained = awaitDrained(Duration.ofMillis(options.maxDelayMs() + 60_000));
     quietStartMs = System.currentTimeMillis();
+    // A sleep: the quiet window itself is under test (a delivery in it, such as a redelivery after the in-flight
+    // timeout of an acked message, is a violation the analysis counts).
     Thread.sleep(options.inFlightTimeoutMs() + 2000);
     pendingAfter = awaitPendingZero(admin, Duration.ofSeconds(30));
     say.accept(String.format("drained=%s, pending after %d", drained, pendingAfter));
@@ -504,37 +499,34 @@ final class Workload {
     actions.shutdownNow();
   }
 
-  private boolean awaitDrained(Duration within) throws InterruptedException {
-    long until = System.currentTimeMillis() + within.toMillis();
-    while (System.currentTimeMillis() < until) {
+  private boolean awaitDrained(Duration within) {
+    return Await.holdsWithin("every owed message delivered to both groups", within, () -> {
       Set<String> delivered = new HashSet<>();
       received.forEach(r -> delivered.add(r.group() + "/" + r.payload()));
-      if (published.values().stream().filter(p -> p.owed() && p.messageId != null)
-          .allMatch(p -> GROUPS.stream().allMatch(g -> delivered.contains(g + "/" + p.payload)))) {
-        return true;
-      }
-      Thread.sleep(100);
-    }
-    return false;
+      return published.values().stream().filter(p -> p.owed() && p.messageId != null)
+          .allMatch(p -> GROUPS.stream().allMatch(g -> delivered.contains(g + "/" + p.payload)));
+    });
   }
 
-  private long awaitPendingZero(FutureQClient admin, Duration within) throws Exception {
-    long until = System.currentTimeMillis() + within.toMillis();
-    long pending = -1;
-    while (System.currentTimeMillis() < until) {
+  /** 0 once the topic holds nothing pending or in flight within {@code within}, else the last pending count. */
+  private long awaitPendingZero(FutureQClient admin, Duration within) {
+    long[] pending = {-1};
+    String[] failure = {null};
+    boolean empty = Await.holdsWithin("nothing pending or in flight", within, () -> {
       try {
         TopicStats stats = admin.topicStats(TOPIC).get(10, TimeUnit.SECONDS);
         long inFlight = stats.getGroupsList().stream().mapToLong(GroupStats::getInFlight).sum();
-        pending = stats.getPending();
-        if (pending == 0 && inFlight == 0) {
-          return 0;
-        }
+        pending[0] = stats.getPending();
+        return pending[0] == 0 && inFlight == 0;
       } catch (Exception e) {
-        say.accept("topic stats failed: " + e.getMessage());
+        if (!String.valueOf(e.getMessage()).equals(failure[0])) {
+          failure[0] = String.valueOf(e.getMessage());
+          say.accept("topic stats failed: " + e.getMessage()); // each new failure once, not each poll
+        }
+        return false;
       }
-      Thread.sleep(250);
-    }
-    return pending;
+    });
+    return empty ? 0 : pending[0];
   }
 
   // ---------------------------------------------------------------------------------------------

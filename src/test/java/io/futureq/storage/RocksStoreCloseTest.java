@@ -1,13 +1,14 @@
 package io.futureq.storage;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.futureq.config.StorageSettings;
 import io.futureq.storage.OrderedStore.Space;
+import io.futureq.testing.Await;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -32,8 +33,7 @@ class RocksStoreCloseTest {
     }
     OrderedStore.View view = store.view();
     CompletableFuture<Void> closing = CompletableFuture.runAsync(store::close);
-    Thread.sleep(300);
-    assertFalse(closing.isDone(), "the store closed under an open view");
+    Await.holdsFor("the store not closed under an open view", Duration.ofMillis(300), () -> !closing.isDone());
     assertArrayEquals("v".getBytes(), view.get(Space.META, key), "the open view still reads");
     assertThrows(StorageException.class, () -> store.get(Space.META, key), "no new call once closing");
     view.close();

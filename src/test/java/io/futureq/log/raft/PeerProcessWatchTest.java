@@ -79,7 +79,7 @@ class PeerProcessWatchTest {
     watch = PeerProcessWatch.start(() -> Map.copyOf(group), recorder());
     assertEquals("connected p1", next());
     group.clear();
-    // the set is read again every second; give it two rounds before the peer goes
+    // a sleep: the set is read again every second, and no event shows a round; give it two before the peer goes
     Thread.sleep(2500);
     peer.close();
     assertEquals(null, events.poll(1, TimeUnit.SECONDS));

@@ -7,6 +7,7 @@ import io.futureq.config.RaftSettings;
 import io.futureq.e2e.TestPorts;
 import io.futureq.log.CommandResult;
 import io.futureq.log.proto.LogCommand;
+import io.futureq.testing.Await;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -184,22 +185,7 @@ final class RaftCluster implements AutoCloseable {
 
   /** Polls {@code probe} until it returns non-null, for up to {@link #WAIT}. */
   static <T> T await(String what, Supplier<T> probe) {
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    while (true) {
-      T value = probe.get();
-      if (value != null) {
-        return value;
-      }
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out after " + WAIT.toSeconds() + "s waiting for " + what);
-      }
-      try {
-        Thread.sleep(50);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new AssertionError("interrupted waiting for " + what, e);
-      }
-    }
+    return Await.value(what, WAIT, probe::get);
   }
 
   @Override

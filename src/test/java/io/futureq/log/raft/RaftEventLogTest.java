@@ -137,7 +137,7 @@ class RaftEventLogTest {
     }
     follower.afterEachApply(() -> {
       try {
-        Thread.sleep(3);
+        Thread.sleep(3); // a sleep: the follower applies slowly, the case under test
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
@@ -147,7 +147,7 @@ class RaftEventLogTest {
       for (int i = 0; writing.get(); i++) {
         try {
           leader.log().append(store(message(TOPIC, "steady" + i, 0))).toCompletableFuture().get(30, TimeUnit.SECONDS);
-          Thread.sleep(2);
+          Thread.sleep(2); // a sleep: paces the steady writes
         } catch (Exception e) {
           return;
         }
@@ -270,7 +270,7 @@ class RaftEventLogTest {
     int submitted = 0;
     while (true) {
       node.log().append(store(message(TOPIC, "submitted-" + submitted++, 0)));
-      Thread.sleep(100);
+      Thread.sleep(100); // a sleep: an append still queued 100 ms on is one the committer is not taking
       if (limit.queuedCommands() > 0) {
         break; // this one waits in the queue: the committer is blocked
       }
