@@ -30,6 +30,7 @@ class BrokerSettingsTest {
     BrokerSettings s = BrokerSettings.from(BrokerSettings.load(null, Map.of()));
     assertEquals(8443, s.api().port());
     assertEquals(9090, s.metrics().port());
+    assertEquals("127.0.0.1", s.metrics().host(), "metrics, like the API, on loopback unless told (issue 27, N5)");
     assertEquals(8558, s.management().port());
     assertEquals(1024L * 1024, s.api().maxPayloadBytes());
     assertEquals(Duration.ofMillis(1), s.topic().bucketSize());
