@@ -1,6 +1,7 @@
 package io.futureq.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -8,6 +9,7 @@ import com.typesafe.config.ConfigFactory;
 import io.futureq.tls.PemFiles;
 import io.futureq.tls.TestCertificates;
 import io.futureq.tls.TestCertificates.Issued;
+import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -88,6 +90,11 @@ class TlsSettingsTest {
     assertTrue(refusal("futureq.cluster.remoting.host = \"0.0.0.0\"").contains("futureq.cluster.remoting.host"),
         "a standalone node's remoting too: another process could join it");
     String wide = cluster + "futureq.raft.address = \"0.0.0.0:50005\"\nfutureq.cluster.remoting.host = \"0.0.0.0\"\n";
+    for (int node = 1; node <= 3; node++) {
+      File shipped = new File("conf/cluster-node" + node + ".conf");
+      assertFalse(BrokerSettings.from(BrokerSettings.load(shipped, Map.of())).cluster().tls().enabled(),
+          "README's cluster on one machine starts as shipped, without TLS: " + shipped);
+    }
     assertTrue(settings(wide + "futureq.cluster.allow-insecure = true").cluster().allowInsecure());
     assertTrue(settings(wide + "futureq.cluster.tls { enabled = true, cert-file = \"" + dir.resolve("rsa.pem")
         + "\", key-file = \"" + dir.resolve("rsa.key") + "\", ca-file = \"" + dir.resolve("ca.pem") + "\" }")
