@@ -7,10 +7,8 @@ import io.futureq.api.ConsumerService;
 import io.futureq.api.HealthService;
 import io.futureq.api.NodeDirectory;
 import io.futureq.api.ProducerService;
-import io.futureq.config.ApiTlsSettings;
 import io.futureq.config.BrokerSettings;
 import io.futureq.config.ManagementTlsSettings;
-import io.futureq.config.SecuritySettings;
 import io.futureq.config.StorageEngine;
 import io.futureq.config.StorageSettings;
 import io.futureq.group.PreciseWakeTimer;
@@ -233,30 +231,7 @@ public final class Node implements AutoCloseable {
     LOG.info("FutureQ node {} serving gRPC on {}:{}, advertised as {} (data in {})", settings.cluster().nodeId(),
         settings.api().host(), grpcPort, grpcAddress, settings.storage().engine() == StorageEngine.MEMORY
             ? "memory only, lost on restart" : settings.storage().dataDir().toAbsolutePath());
-    ApiTlsSettings tls = settings.security().tls();
-    boolean wide = !SecuritySettings.isLoopback(settings.api().host());
-    LOG.info("gRPC API exposed on {}:{} ({}): TLS {}, client certificates (mTLS) {}, bearer tokens {}; cluster "
-        + "traffic TLS {}", settings.api().host(), grpcPort, wide ? "reachable from other machines" : "loopback only",
-        tls.enabled() ? "on" : "off", tls.mutual() ? "required" : "off",
-        settings.security().auth().enabled() ? "required" : "off", settings.cluster().tls().enabled() ? "on" : "off");
-    ManagementTlsSettings managementTls = settings.security().managementTls();
-    LOG.info("Management (/alive, /ready{}) on {}:{} over {}", clustered ? ", cluster bootstrap" : "",
-        settings.management().host(), settings.management().port(), !managementTls.enabled() ? "plain HTTP"
-            : managementTls.requireClientCertificates() ? "HTTPS, client certificates required" : "HTTPS");
-    if (settings.security().auth().enabled()) {
-      LOG.info("gRPC calls need a bearer token ({}{}); health and reflection stay open", settings.security().auth()
-          .accessFile() == null ? "" : "static tokens of " + settings.security().auth().accessFile(),
-          settings.security().auth().jwtPublicKeyFile() == null ? ""
-              : (settings.security().auth().accessFile() == null ? "" : ", ") + "JWTs signed by "
-              + settings.security().auth().jwtPublicKeyFile());
-    }
-    if (wide && (!tls.enabled() || !settings.security().auth().enabled())) {
-      LOG.warn("gRPC on {}:{} is reachable from other machines WITHOUT {} (futureq.security.allow-insecure = true): {}",
-          settings.api().host(), grpcPort, !tls.enabled() && !settings.security().auth().enabled()
-              ? "TLS OR AUTHENTICATION" : !tls.enabled() ? "TLS" : "AUTHENTICATION",
-          !settings.security().auth().enabled() ? "anyone who reaches it can publish, consume, cancel and administer"
-              : "anyone on the path can read its traffic, bearer tokens included");
-    }
+    Exposure.log(settings, grpcPort, clustered);
     return new Node(system, binding, store);
   }
 

@@ -56,6 +56,7 @@ public record BrokerSettings(
       problems.add("futureq.api.max-payload-size: must not exceed futureq.api.max-batch-size");
     }
     settings.security().check(settings.api(), problems);
+    settings.cluster().check(settings.raft(), problems);
     if (settings.cluster().enabled() && settings.storage().engine() == StorageEngine.MEMORY) {
       problems.add("futureq.storage.engine: memory runs standalone only; with futureq.cluster.enabled = true every "
           + "replica must keep its Raft state and store across restarts, so use rocksdb");

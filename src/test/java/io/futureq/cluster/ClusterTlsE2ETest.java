@@ -1,8 +1,11 @@
 package io.futureq.cluster;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import com.typesafe.config.ConfigFactory;
+import io.futureq.app.Node;
 import io.futureq.client.FutureQClient;
 import io.futureq.client.FutureQProducer;
 import io.futureq.client.OutgoingMessage;
@@ -26,13 +29,20 @@ import javax.net.ssl.KeyManager;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
 import javax.net.ssl.TrustManager;
+import org.apache.pekko.actor.Address;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.cluster.MemberStatus;
+import org.apache.pekko.cluster.typed.Cluster;
+import org.apache.pekko.cluster.typed.Join;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Three members whose remoting (Artery tls-tcp) and Raft (Ratis gRPC) run over mutual TLS, and whose management
- * ports (health, cluster bootstrap) serve HTTPS only, to callers with a certificate.
+ * ports (health, cluster bootstrap) serve HTTPS only, to callers with a certificate; a node without a member
+ * certificate cannot join them.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class ClusterTlsE2ETest {
@@ -87,6 +97,47 @@ class ClusterTlsE2ETest {
         }
         assertEquals(3, client.clusterInfo().get(10, TimeUnit.SECONDS).getMembersCount());
       }
+      aNodeWithoutAMemberCertificateCannotJoin(cluster);
+    }
+  }
+
+  /**
+   * Issue 27 (N2): a process that speaks remoting as "futureq", trusts the members and presents a certificate of
+   * the members' subject name, but not one their CA signed, is refused at every handshake and never joins.
+   */
+  private void aNodeWithoutAMemberCertificateCannotJoin(ClusterNodes cluster) throws Exception {
+    Issued rogueCa = TestCertificates.authority("rogue-ca");
+    TestCertificates.leaf(rogueCa, "futureq-cluster", TestCertificates.rsa())
+        .write(dir.resolve("rogue.pem"), dir.resolve("rogue.key"));
+    Address member = Cluster.get(cluster.nodes[0].system()).selfMember().address();
+    ActorSystem<Void> rogue = ActorSystem.create(Behaviors.empty(), "futureq", ConfigFactory.parseMap(Map.of(
+        "pekko.actor.provider", "cluster",
+        "pekko.remote.artery.transport", "tls-tcp",
+        "pekko.remote.artery.canonical.hostname", "127.0.0.1",
+        "pekko.remote.artery.canonical.port", 0,
+        "pekko.remote.artery.ssl.ssl-engine-provider",
+        "org.apache.pekko.remote.artery.tcp.ssl.RotatingKeysSSLEngineProvider",
+        "pekko.remote.artery.ssl.rotating-keys-engine.cert-file", dir.resolve("rogue.pem").toString(),
+        "pekko.remote.artery.ssl.rotating-keys-engine.key-file", dir.resolve("rogue.key").toString(),
+        "pekko.remote.artery.ssl.rotating-keys-engine.ca-cert-file", dir.resolve("ca.pem").toString()))
+        .withFallback(ConfigFactory.defaultReference()));
+    try {
+      Cluster.get(rogue).manager().tell(Join.create(member));
+      // Long enough for several join attempts (one every few seconds) and for a member to tell the others.
+      long until = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+      while (System.nanoTime() < until) {
+        MemberStatus status = Cluster.get(rogue).selfMember().status();
+        assertFalse(Set.of(MemberStatus.joining(), MemberStatus.weaklyUp(), MemberStatus.up()).contains(status),
+            "the rogue node is " + status);
+        for (Node node : cluster.nodes) {
+          assertEquals(3, Cluster.get(node.system()).state().members().size(),
+              "members seen by " + Cluster.get(node.system()).selfMember().address());
+        }
+        Thread.sleep(500);
+      }
+    } finally {
+      rogue.terminate();
+      rogue.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
     }
   }
 

@@ -30,6 +30,7 @@ class BrokerSettingsTest {
     BrokerSettings s = BrokerSettings.from(BrokerSettings.load(null, Map.of()));
     assertEquals(8443, s.api().port());
     assertEquals(9090, s.metrics().port());
+    assertEquals("127.0.0.1", s.metrics().host(), "metrics, like the API, on loopback unless told (issue 27, N5)");
     assertEquals(8558, s.management().port());
     assertEquals(1024L * 1024, s.api().maxPayloadBytes());
     assertEquals(Duration.ofMillis(1), s.topic().bucketSize());
@@ -139,7 +140,8 @@ class BrokerSettingsTest {
     assertEquals("0.0.0.0", wildcardBind.api().host());
     assertEquals("127.0.0.1:8443", wildcardBind.api().advertised().at(8443), "the remoting host, not 0.0.0.0");
     assertEquals("10.1.2.3:8443", BrokerSettings.from(with("futureq.cluster.remoting.host = \"10.1.2.3\"\n"
-        + "futureq.api.host = \"0.0.0.0\"\nfutureq.security.allow-insecure = true")).api().advertised().at(8443));
+        + "futureq.api.host = \"0.0.0.0\"\nfutureq.security.allow-insecure = true\n"
+        + "futureq.cluster.allow-insecure = true")).api().advertised().at(8443));
     assertEquals("127.0.0.2:9000", BrokerSettings.from(with("futureq.api.host = \"127.0.0.2\""))
         .api().advertised().at(9000), "a specific bind host is dialable as it is");
   }
@@ -198,6 +200,7 @@ class BrokerSettingsTest {
   @Test
   void theNodesOfMapSettingsAreTheUsersOwnKeys() {
     BrokerSettings s = BrokerSettings.from(with("futureq.cluster.enabled = true\n"
+        + "futureq.cluster.allow-insecure = true\n"
         + "futureq.raft.peers { node-1 = \"10.0.0.1:50005\", node-2 = \"10.0.0.2:50005\" }\n"
         + "futureq.cluster.discovery.contact-points = [\"10.0.0.1:8558\"]"));
     assertEquals(Map.of("node-1", "10.0.0.1:50005", "node-2", "10.0.0.2:50005"), s.raft().peers());
@@ -206,7 +209,7 @@ class BrokerSettingsTest {
   @Test
   void environmentVariablesSetListAndMapSettings() {
     BrokerSettings s = BrokerSettings.from(BrokerSettings.load(null, Map.of(
-        "FUTUREQ_CLUSTER_ENABLED", "true",
+        "FUTUREQ_CLUSTER_ENABLED", "true", "FUTUREQ_CLUSTER_ALLOW_INSECURE", "true",
         "FUTUREQ_CLUSTER_DISCOVERY_CONTACT_POINTS", "10.0.0.1:8558, 10.0.0.2:8558,10.0.0.3:8558",
         "FUTUREQ_RAFT_PEERS", "node-1=10.0.0.1:50005, node-2=10.0.0.2:50005,node-3=10.0.0.3:50005")));
     assertEquals(List.of("10.0.0.1:8558", "10.0.0.2:8558", "10.0.0.3:8558"),
@@ -215,7 +218,7 @@ class BrokerSettingsTest {
         s.raft().peers());
 
     BrokerSettings hocon = BrokerSettings.from(BrokerSettings.load(null, Map.of(
-        "FUTUREQ_CLUSTER_ENABLED", "true",
+        "FUTUREQ_CLUSTER_ENABLED", "true", "FUTUREQ_CLUSTER_ALLOW_INSECURE", "true",
         "FUTUREQ_CLUSTER_DISCOVERY_CONTACT_POINTS", "[\"10.0.0.1:8558\"]",
         "FUTUREQ_RAFT_PEERS", "{ node-1 = \"10.0.0.1:50005\" }")));
     assertEquals(List.of("10.0.0.1:8558"), hocon.cluster().contactPoints());

@@ -1,6 +1,7 @@
 package io.futureq.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -8,8 +9,10 @@ import com.typesafe.config.ConfigFactory;
 import io.futureq.tls.PemFiles;
 import io.futureq.tls.TestCertificates;
 import io.futureq.tls.TestCertificates.Issued;
+import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -38,6 +41,10 @@ class TlsSettingsTest {
     return assertThrows(SettingsException.class, () -> settings(hocon)).getMessage();
   }
 
+  private static List<String> problems(String hocon) {
+    return assertThrows(SettingsException.class, () -> settings(hocon)).problems();
+  }
+
   private static String apiTls(String cert, String key) {
     return "futureq.security.tls { enabled = true, cert-file = \"" + dir.resolve(cert) + "\", key-file = \""
         + dir.resolve(key) + "\" }\n";
@@ -60,6 +67,38 @@ class TlsSettingsTest {
     String authOnly = refusal(wide + auth);
     assertTrue(authOnly.contains("futureq.security.tls.enabled = false") && !authOnly.contains("auth.enabled = false"),
         authOnly);
+  }
+
+  /**
+   * Issue 27 (N1, N2): Raft and remoting beyond loopback need cluster TLS (or the cluster's allow-insecure); the
+   * loopback three-node configs need neither.
+   */
+  @Test
+  void clusterPortsOtherMachinesReachNeedClusterTls() {
+    String cluster = "futureq.cluster { enabled = true, discovery.contact-points = [\"127.0.0.1:8558\"] }\n"
+        + "futureq.raft.peers { node-1 = \"127.0.0.1:50005\", node-2 = \"10.0.0.2:50005\" }\n";
+    assertEquals("127.0.0.1:50005", settings(cluster).raft().address(), "loopback: no TLS needed");
+    assertEquals(List.of("futureq.raft.address: \"0.0.0.0:50005\" can be reached from other machines, and "
+        + "futureq.cluster.tls.enabled = false: turn cluster TLS on (docs/security.md), bind loopback addresses "
+        + "(127.0.0.1) for a cluster on one machine, or set futureq.cluster.allow-insecure = true to let anyone who "
+        + "reaches them write to the Raft log (publish, cancel, delete, change membership) and join the cluster"),
+        problems(cluster + "futureq.raft.address = \"0.0.0.0:50005\""));
+    String both = refusal(cluster + "futureq.raft.address = \"10.0.0.1:50005\"\n"
+        + "futureq.cluster.remoting.host = \"10.0.0.1\"");
+    assertTrue(both.contains("futureq.cluster.remoting.host: \"10.0.0.1\" and futureq.raft.address: "
+        + "\"10.0.0.1:50005\" can be reached"), both);
+    assertTrue(refusal("futureq.cluster.remoting.host = \"0.0.0.0\"").contains("futureq.cluster.remoting.host"),
+        "a standalone node's remoting too: another process could join it");
+    String wide = cluster + "futureq.raft.address = \"0.0.0.0:50005\"\nfutureq.cluster.remoting.host = \"0.0.0.0\"\n";
+    for (int node = 1; node <= 3; node++) {
+      File shipped = new File("conf/cluster-node" + node + ".conf");
+      assertFalse(BrokerSettings.from(BrokerSettings.load(shipped, Map.of())).cluster().tls().enabled(),
+          "README's cluster on one machine starts as shipped, without TLS: " + shipped);
+    }
+    assertTrue(settings(wide + "futureq.cluster.allow-insecure = true").cluster().allowInsecure());
+    assertTrue(settings(wide + "futureq.cluster.tls { enabled = true, cert-file = \"" + dir.resolve("rsa.pem")
+        + "\", key-file = \"" + dir.resolve("rsa.key") + "\", ca-file = \"" + dir.resolve("ca.pem") + "\" }")
+        .cluster().tls().enabled());
   }
 
   @Test

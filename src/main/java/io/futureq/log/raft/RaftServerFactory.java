@@ -109,6 +109,14 @@ final class RaftServerFactory {
     RaftServerConfigKeys.setStorageDir(p, List.of(settings.storageDir().toFile()));
     GrpcConfigKeys.Server.setHost(p, settings.host());
     GrpcConfigKeys.Server.setPort(p, settings.port());
+    // Ratis' client and admin protocols on the server's port, so under its TLS: with cluster TLS only a member
+    // certificate gets a write or a membership change through (docs/security.md). They cannot move to loopback:
+    // every member's client writes to the leader, wherever it runs. Ratis 3.2 does this by default; said here
+    // so that no default can open them on a port of their own.
+    GrpcConfigKeys.Admin.setHost(p, settings.host());
+    GrpcConfigKeys.Admin.setPort(p, settings.port());
+    GrpcConfigKeys.Client.setHost(p, settings.host());
+    GrpcConfigKeys.Client.setPort(p, settings.port());
 
     RaftServerConfigKeys.Rpc.setTimeoutMin(p, time(settings.electionTimeout()));
     RaftServerConfigKeys.Rpc.setTimeoutMax(p, time(settings.electionTimeout().multipliedBy(2)));

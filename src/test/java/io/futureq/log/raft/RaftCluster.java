@@ -25,20 +25,23 @@ final class RaftCluster implements AutoCloseable {
   static final Duration WAIT = Duration.ofSeconds(60);
   static final String TOPIC = "orders";
   private static final Duration ELECTION_TIMEOUT = Duration.ofMillis(300);
+  private static final ClusterTlsSettings PLAINTEXT = new ClusterTlsSettings(false, null, null, null);
 
   private final List<RaftNode> nodes;
   private final Path root;
   private final long snapshotThreshold;
   private final long segmentBytes;
   private final Duration requestTimeout;
+  private final ClusterTlsSettings tls;
 
   private RaftCluster(List<RaftNode> nodes, Path root, long snapshotThreshold, long segmentBytes,
-      Duration requestTimeout) {
+      Duration requestTimeout, ClusterTlsSettings tls) {
     this.nodes = new ArrayList<>(nodes);
     this.root = root;
     this.snapshotThreshold = snapshotThreshold;
     this.segmentBytes = segmentBytes;
     this.requestTimeout = requestTimeout;
+    this.tls = tls;
   }
 
   /** Starts {@code size} replicas; a small {@code snapshotThreshold} and {@code segmentBytes} force compaction. */
@@ -49,7 +52,12 @@ final class RaftCluster implements AutoCloseable {
   /** As above, with appends giving up after {@code requestTimeout}. */
   static RaftCluster start(Path root, int size, long snapshotThreshold, long segmentBytes, Duration requestTimeout) {
     return start(root, size, snapshotThreshold, segmentBytes, requestTimeout, ELECTION_TIMEOUT, true,
-        properties -> { });
+        properties -> { }, PLAINTEXT);
+  }
+
+  /** Starts {@code size} replicas whose servers and clients speak {@code tls} (mutual TLS, as between members). */
+  static RaftCluster start(Path root, int size, ClusterTlsSettings tls) {
+    return start(root, size, 1_000_000, 32L << 20, WAIT, ELECTION_TIMEOUT, true, properties -> { }, tls);
   }
 
   /**
@@ -59,11 +67,12 @@ final class RaftCluster implements AutoCloseable {
   static RaftCluster start(Path root, int size, Duration electionTimeout, boolean watchPeerProcesses,
       Consumer<RaftProperties> tuning) {
     return start(root, size, 1_000_000, 32L << 20, WAIT, electionTimeout, watchPeerProcesses,
-        tuning);
+        tuning, PLAINTEXT);
   }
 
   private static RaftCluster start(Path root, int size, long snapshotThreshold, long segmentBytes,
-      Duration requestTimeout, Duration electionTimeout, boolean watchPeerProcesses, Consumer<RaftProperties> tuning) {
+      Duration requestTimeout, Duration electionTimeout, boolean watchPeerProcesses, Consumer<RaftProperties> tuning,
+      ClusterTlsSettings tls) {
     Map<String, String> peers = new TreeMap<>();
     for (int i = 0; i < size; i++) {
       peers.put("n" + i, "127.0.0.1:" + TestPorts.free());
@@ -71,11 +80,11 @@ final class RaftCluster implements AutoCloseable {
     List<RaftNode> nodes = new ArrayList<>();
     for (String id : peers.keySet()) {
       RaftNode node = new RaftNode(root.resolve(id), settings(id, peers, root.resolve(id).resolve("raft"),
-          snapshotThreshold, segmentBytes, requestTimeout, electionTimeout, watchPeerProcesses, false));
+          snapshotThreshold, segmentBytes, requestTimeout, electionTimeout, watchPeerProcesses, false, tls));
       node.tune(tuning);
       nodes.add(node);
     }
-    RaftCluster cluster = new RaftCluster(nodes, root, snapshotThreshold, segmentBytes, requestTimeout);
+    RaftCluster cluster = new RaftCluster(nodes, root, snapshotThreshold, segmentBytes, requestTimeout, tls);
     try {
       nodes.forEach(RaftNode::start);
     } catch (RuntimeException e) {
@@ -86,10 +95,10 @@ final class RaftCluster implements AutoCloseable {
   }
 
   private static RaftSettings settings(String id, Map<String, String> peers, Path raftDir, long snapshotThreshold,
-      long segmentBytes, Duration requestTimeout, Duration electionTimeout, boolean watchPeerProcesses, boolean join) {
+      long segmentBytes, Duration requestTimeout, Duration electionTimeout, boolean watchPeerProcesses, boolean join,
+      ClusterTlsSettings tls) {
     return new RaftSettings(id, peers.get(id), peers, raftDir, snapshotThreshold, requestTimeout,
-        electionTimeout, segmentBytes, 4L << 20, 8, join, watchPeerProcesses,
-        new ClusterTlsSettings(false, null, null, null));
+        electionTimeout, segmentBytes, 4L << 20, 8, join, watchPeerProcesses, tls);
   }
 
   /** Starts a new node {@code id} on a free port, set to join the group that {@code members} belong to. */
@@ -97,7 +106,7 @@ final class RaftCluster implements AutoCloseable {
     Map<String, String> peers = new TreeMap<>(members);
     peers.put(id, "127.0.0.1:" + TestPorts.free());
     RaftNode node = new RaftNode(root.resolve(id), settings(id, peers, root.resolve(id).resolve("raft"),
-        snapshotThreshold, segmentBytes, requestTimeout, ELECTION_TIMEOUT, true, true));
+        snapshotThreshold, segmentBytes, requestTimeout, ELECTION_TIMEOUT, true, true, tls));
     nodes.add(node);
     node.start();
     return node;
