@@ -9,6 +9,7 @@ import io.futureq.api.grpc.TagRange;
 import io.futureq.group.GroupDelivery;
 import io.futureq.group.SubscriberSession;
 import io.futureq.group.TagRanges;
+import io.futureq.log.Headers;
 import io.futureq.log.proto.StoredMessage;
 import io.futureq.storage.MessageIds;
 import io.grpc.Status;
@@ -104,7 +105,7 @@ final class ConsumerFrames {
           .setKey(m.getKey()).setPayload(m.getPayload()).setDueAtUnixMs(m.getDueMs())
           .setEnqueuedAtUnixMs(m.getEnqueuedMs()).setAttempt(d.attempt());
       if (m.getHeadersCount() > 0) {
-        delivery.putAllHeaders(m.getHeadersMap());
+        Headers.putAll(m.getHeadersList(), delivery::putHeaders);
       }
       frame.addDeliveries(delivery);
       bytes += m.getPayload().size();

@@ -6,6 +6,7 @@ import io.futureq.api.grpc.ListMessagesRequest;
 import io.futureq.api.grpc.ListMessagesResponse;
 import io.futureq.api.grpc.PendingMessage;
 import io.futureq.log.BrokerStateMachine;
+import io.futureq.log.Headers;
 import io.futureq.log.proto.StoredMessage;
 import io.futureq.storage.MessageIds;
 import io.futureq.storage.OrderedStore;
@@ -149,7 +150,8 @@ final class MessageBrowser {
   private static PendingMessage describe(byte[] key, StoredMessage m, boolean withPayload) {
     PendingMessage.Builder out = PendingMessage.newBuilder().setMessageId(MessageIds.of(key)).setKey(m.getKey())
         .setDueUnixMs(m.getDueMs()).setEnqueuedUnixMs(m.getEnqueuedMs()).setSize(m.getPayload().size())
-        .setExpireUnixMs(m.getExpireMs()).putAllHeaders(m.getHeadersMap());
+        .setExpireUnixMs(m.getExpireMs());
+    Headers.putAll(m.getHeadersList(), out::putHeaders);
     return withPayload ? out.setPayload(m.getPayload()).build() : out.build();
   }
 

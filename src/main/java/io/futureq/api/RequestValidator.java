@@ -6,6 +6,7 @@ import io.futureq.api.grpc.SubscribeInit;
 import io.futureq.config.AckLevel;
 import io.futureq.config.ApiSettings;
 import io.futureq.log.BrokerStateMachine;
+import io.futureq.log.Headers;
 import io.futureq.log.proto.LogCommand;
 import io.futureq.log.proto.NewMessage;
 import io.futureq.log.proto.StoreBatch;
@@ -160,7 +161,7 @@ final class RequestValidator {
     NewMessage.Builder out = NewMessage.newBuilder().setTopic(topic).setPayload(m.getPayload())
         .setKey(key).setDueMs(dueMs).setExpireMs(m.getTtlMs() == 0 ? 0 : dueMs + m.getTtlMs());
     if (headers > 0) {
-      out.putAllHeaders(m.getHeadersMap());
+      Headers.addAll(m.getHeadersMap(), out::addHeaders);
     }
     return out.build();
   }

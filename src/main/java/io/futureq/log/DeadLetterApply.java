@@ -6,6 +6,7 @@ import io.futureq.log.proto.NewMessage;
 import io.futureq.log.proto.StoredMessage;
 import io.futureq.storage.OrderedStore.Space;
 import io.futureq.storage.StorageKeys;
+import java.util.Map;
 
 /**
  * How {@link BrokerStateMachine} applies a DeadLetter: the message is copied to its topic's dead-letter topic
@@ -24,14 +25,16 @@ final class DeadLetterApply {
         || messages.ctx().get(Space.INDEX, StorageKeys.ackMark(key, dl.getGroup())) != null) {
       return new CommandResult.DeadLettered(dl.getTopic(), dl.getGroup(), null);
     }
-    NewMessage copy = NewMessage.newBuilder().setTopic(dl.getTopic() + BrokerStateMachine.DEAD_LETTER_SUFFIX)
-        .setPayload(record.getPayload()).putAllHeaders(record.getHeadersMap())
-        .putHeaders("futureq-original-key", record.getKey())
-        .putHeaders("futureq-dead-letter-reason", dl.getReason())
-        .putHeaders("futureq-dead-letter-group", dl.getGroup())
-        .putHeaders("futureq-original-due-at-unix-ms", Long.toString(record.getDueMs()))
-        .setDueMs(dl.getNowMs()).build();
-    StoredRef ref = stores.storeOne(copy, dl.getNowMs());
+    // The dead letter's own headers replace any of the same name the message had (a dead letter dead-lettered).
+    Map<String, String> headers = Headers.asMap(record.getHeadersList());
+    headers.put("futureq-original-key", record.getKey());
+    headers.put("futureq-dead-letter-reason", dl.getReason());
+    headers.put("futureq-dead-letter-group", dl.getGroup());
+    headers.put("futureq-original-due-at-unix-ms", Long.toString(record.getDueMs()));
+    NewMessage.Builder copy = NewMessage.newBuilder().setTopic(dl.getTopic() + BrokerStateMachine.DEAD_LETTER_SUFFIX)
+        .setPayload(record.getPayload()).setDueMs(dl.getNowMs());
+    Headers.addAll(headers, copy::addHeaders);
+    StoredRef ref = stores.storeOne(copy.build(), dl.getNowMs());
     AckApply.ackAndMaybeRemove(messages, dl.getTopic(), dl.getGroup(), key);
     return new CommandResult.DeadLettered(dl.getTopic(), dl.getGroup(), ref);
   }

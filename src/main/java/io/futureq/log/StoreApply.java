@@ -117,8 +117,8 @@ final class StoreApply {
     byte[] key = EventIds.storageKey(topicHash, m, bucketMs, eventId);
     StoredMessage.Builder built = StoredMessage.newBuilder().setTopic(topic).setPayload(m.getPayload())
         .setKey(m.getKey()).setDueMs(m.getDueMs()).setEnqueuedMs(enqueuedMs).setExpireMs(m.getExpireMs())
-        .setEventId(eventId); // headers only when there are some: even an empty putAll builds a map
-    StoredMessage record = (m.getHeadersCount() == 0 ? built : built.putAllHeaders(m.getHeadersMap())).build();
+        .setEventId(eventId).addAllHeaders(m.getHeadersList());
+    StoredMessage record = built.build();
     ctx.put(Space.MESSAGES, key, record.toByteArray());
     if (!m.getKey().isEmpty()) {
       ctx.put(Space.INDEX, StorageKeys.messageKeyIndex(m.getTopic(), m.getKey()), key);

@@ -12,6 +12,7 @@ import io.futureq.config.GroupSettings;
 import io.futureq.config.TopicSettings;
 import io.futureq.log.CommandResult;
 import io.futureq.log.EventLog;
+import io.futureq.log.Headers;
 import io.futureq.log.TestLog;
 import io.futureq.log.proto.LogCommand;
 import io.futureq.log.proto.NewMessage;
@@ -343,8 +344,9 @@ class ConsumerGroupTest {
     List<StoredMessage> copies = testLog.messagesOf(deadLetterTopic);
     assertEquals(1, copies.size());
     assertEquals("m1", copies.get(0).getPayload().toStringUtf8());
-    assertTrue(copies.get(0).getHeadersOrThrow("futureq-dead-letter-reason").contains("max-deliveries 2"));
-    assertEquals("billing", copies.get(0).getHeadersOrThrow("futureq-dead-letter-group"));
+    Map<String, String> headers = Headers.asMap(copies.get(0).getHeadersList());
+    assertTrue(headers.get("futureq-dead-letter-reason").contains("max-deliveries 2"));
+    assertEquals("billing", headers.get("futureq-dead-letter-group"));
     assertTrue(testLog.messagesOf(TOPIC).isEmpty());
     consumer.expectNoMessage(Duration.ofMillis(500));
   }

@@ -70,7 +70,7 @@ class AdministrationApplyTest {
     assertEquals(60_000, record.getDueMs());
     assertEquals(70_000, record.getExpireMs(), "the TTL counts from the new due time");
     assertEquals("body", record.getPayload().toStringUtf8());
-    assertEquals("v", record.getHeadersOrThrow("h"));
+    assertEquals("v", Headers.asMap(record.getHeadersList()).get("h"));
     assertArrayEquals(to, testLog.store().get(Space.INDEX, StorageKeys.messageKeyIndex(TOPIC, "order-7")));
     assertArrayEquals(to, testLog.store().get(Space.INDEX, StorageKeys.expiry(TOPIC, 70_000, eventId)));
     assertEquals(1, testLog.countIndexKeys(StorageKeys.expiryPrefix(TOPIC)));

@@ -12,6 +12,7 @@ import io.futureq.log.CommandResult.Reason;
 import io.futureq.log.CommandResult.StoredRef;
 import io.futureq.log.proto.ApplyResult;
 import io.futureq.log.proto.ApplyResults;
+import io.futureq.log.proto.Header;
 import io.futureq.log.proto.StoredMessage;
 import io.futureq.storage.StorageKeys;
 import java.util.List;
@@ -21,7 +22,8 @@ class CommandResultCodecTest {
   private static final byte[] KEY_A = StorageKeys.message(StorageKeys.topicHash("orders"), 7, 1);
   private static final byte[] KEY_B = StorageKeys.message(StorageKeys.topicHash("orders"), 9, 2);
   private static final StoredMessage MESSAGE = StoredMessage.newBuilder().setTopic("orders")
-      .setPayload(ByteString.copyFromUtf8("body")).setKey("k").putHeaders("h", "v").setDueMs(7_000)
+      .setPayload(ByteString.copyFromUtf8("body")).setKey("k")
+      .addHeaders(Header.newBuilder().setKey("h").setValue("v")).setDueMs(7_000)
       .setEnqueuedMs(6_000).setExpireMs(90_000).setEventId(1).build();
 
   /** A store's results name the messages, in order with their duplicate flags, and carry no payloads back. */

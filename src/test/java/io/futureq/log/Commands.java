@@ -26,8 +26,10 @@ public final class Commands {
 
   public static NewMessage message(String topic, String payload, long dueMs, String key, long expireMs,
       Map<String, String> headers) {
-    return NewMessage.newBuilder().setTopic(topic).setPayload(ByteString.copyFromUtf8(payload)).setKey(key)
-        .putAllHeaders(headers).setDueMs(dueMs).setExpireMs(expireMs).build();
+    NewMessage.Builder m = NewMessage.newBuilder().setTopic(topic).setPayload(ByteString.copyFromUtf8(payload))
+        .setKey(key).setDueMs(dueMs).setExpireMs(expireMs);
+    Headers.addAll(headers, m::addHeaders);
+    return m.build();
   }
 
   public static LogCommand store(NewMessage... messages) {

@@ -39,6 +39,22 @@ class DeadLetterApplyTest {
     testLog.close();
   }
 
+  /** A dead letter of a dead letter says why it died this time, once, not beside why it died before. */
+  @Test
+  void aDeadLettersOwnHeadersReplaceThoseOfTheSameNameOnceEach() {
+    apply(createGroup(TOPIC, "billing"));
+    byte[] key = storedKey(apply(store(message(TOPIC, "body", 700, "k", 0,
+        Map.of("futureq-dead-letter-reason", "earlier", "futureq-dead-letter-group", "other", "h", "v")))));
+
+    CommandResult.DeadLettered result =
+        (CommandResult.DeadLettered) apply(deadLetter(TOPIC, "billing", key, "now", 4_321));
+
+    StoredMessage copy = testLog.read(result.copy().storageKey());
+    assertEquals(5, copy.getHeadersCount(), () -> copy.getHeadersList().toString());
+    assertEquals("now", Headers.asMap(copy.getHeadersList()).get("futureq-dead-letter-reason"));
+    assertEquals("billing", Headers.asMap(copy.getHeadersList()).get("futureq-dead-letter-group"));
+  }
+
   @Test
   void deadLetterStoresACopyAndCountsAsThatGroupsAck() {
     apply(createGroup(TOPIC, "billing"));
@@ -52,10 +68,9 @@ class DeadLetterApplyTest {
     StoredMessage copy = testLog.read(result.copy().storageKey());
     assertEquals(deadTopic, copy.getTopic());
     assertEquals("body", copy.getPayload().toStringUtf8());
-    assertEquals("why", copy.getHeadersOrThrow("futureq-dead-letter-reason"));
-    assertEquals("billing", copy.getHeadersOrThrow("futureq-dead-letter-group"));
-    assertEquals("700", copy.getHeadersOrThrow("futureq-original-due-at-unix-ms"));
-    assertEquals("v", copy.getHeadersOrThrow("h"));
+    assertEquals(Map.of("h", "v", "futureq-original-key", "k", "futureq-dead-letter-reason", "why",
+        "futureq-dead-letter-group", "billing", "futureq-original-due-at-unix-ms", "700"),
+        Headers.asMap(copy.getHeadersList()));
     assertEquals(4_321, copy.getDueMs());
     assertEquals(1, pending(deadTopic));
     assertEquals(1, pending(TOPIC));

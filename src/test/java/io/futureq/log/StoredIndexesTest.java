@@ -7,6 +7,7 @@ import com.google.protobuf.ByteString;
 import com.google.protobuf.UnknownFieldSet;
 import io.futureq.log.proto.StoredMessage;
 import java.util.Arrays;
+import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
@@ -27,7 +28,7 @@ class StoredIndexesTest {
         m.setExpireMs(random.nextLong());
       }
       if (random.nextBoolean()) {
-        m.putHeaders("h" + random.nextInt(3), "v").putHeaders("trace", "x");
+        Headers.addAll(Map.of("h" + random.nextInt(3), "v", "trace", "x"), m::addHeaders);
       }
       m.setNackDelayed(random.nextBoolean());
       byte[] bytes = m.build().toByteArray();

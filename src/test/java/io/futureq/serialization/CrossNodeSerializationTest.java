@@ -12,6 +12,7 @@ import io.futureq.group.DueMessage;
 import io.futureq.group.GroupDelivery;
 import io.futureq.group.SubscriberSession;
 import io.futureq.group.TagRanges;
+import io.futureq.log.proto.Header;
 import io.futureq.log.proto.StoredMessage;
 import io.futureq.topic.GroupBacklog;
 import io.futureq.topic.TopicEntity;
@@ -41,7 +42,8 @@ class CrossNodeSerializationTest {
   }
 
   private static final StoredMessage STORED = StoredMessage.newBuilder().setTopic("t").setKey("k")
-      .setPayload(ByteString.copyFromUtf8("p")).putHeaders("h", "v").setDueMs(5).setEventId(9).build();
+      .setPayload(ByteString.copyFromUtf8("p"))
+      .addHeaders(Header.newBuilder().setKey("h").setValue("v")).setDueMs(5).setEventId(9).build();
 
   @Test
   void topicEntityCommandsRoundTrip() {
