@@ -72,7 +72,8 @@ final class BenchCommand implements Callable<Integer> {
   int warmup;
 
   @Option(names = "--broker-pid", paramLabel = "PID", description = "Process id of the broker, on this host: "
-      + "reports its CPU time per message over the measured run, from /proc/PID/stat.")
+      + "reports its CPU time per message over the measured run, from /proc/PID/stat, and the part of it its JIT "
+      + "compiler threads took (high on a broker that started recently).")
   Long brokerPid;
 
   @Option(names = "--producers", defaultValue = "2", description = "Producer threads (default ${DEFAULT-VALUE}).")
@@ -139,6 +140,7 @@ final class BenchCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     BenchRun.Plan plan = plan();
     ProcessCpu broker = brokerCpu();
+    ProcessCpu brokerJit = broker == null ? null : ProcessCpu.compilerThreadsOf(brokerPid);
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     PrintWriter progress = System.console() != null && !json ? err : null;
@@ -150,12 +152,13 @@ final class BenchCommand implements Callable<Integer> {
       ProcessCpu self = ProcessCpu.self();
       long clientStart = self.nanos();
       OptionalLong brokerStart = nanos(broker);
+      OptionalLong jitStart = nanos(brokerJit);
       BenchRun.Result result = new BenchRun(client, plan, progress, "").run();
       long clientCpu = self.nanos() - clientStart;
       OptionalLong brokerEnd = nanos(broker);
-      Long brokerCpu = brokerStart.isPresent() && brokerEnd.isPresent()
-          ? brokerEnd.getAsLong() - brokerStart.getAsLong() : null;
-      report = new BenchReport(result, warmup, clientCpu, brokerPid, brokerCpu, brokerLateness(client, plan));
+      OptionalLong jitEnd = nanos(brokerJit);
+      report = new BenchReport(result, warmup, clientCpu, brokerPid, difference(brokerStart, brokerEnd),
+          difference(jitStart, jitEnd), brokerLateness(client, plan));
     }
     out.println(json ? report.json() : report.text());
     out.flush();
@@ -223,6 +226,10 @@ final class BenchCommand implements Callable<Integer> {
     } catch (UncheckedIOException e) {
       return OptionalLong.empty();
     }
+  }
+
+  private static Long difference(OptionalLong start, OptionalLong end) {
+    return start.isPresent() && end.isPresent() ? end.getAsLong() - start.getAsLong() : null;
   }
 
   private static void warmUp(FutureQClient client, BenchRun.Plan plan, PrintWriter progress, PrintWriter err)

@@ -9,13 +9,15 @@ import org.HdrHistogram.ConcurrentHistogram;
  * What {@code futureq bench} prints, as text or as one JSON object with the same figures. CPU figures cover the
  * measured run only (publish, deliveries and acks, not the warm-up); per message means per message received, or
  * per message published when nothing was consumed (with several groups, a message counts once per group that
- * received it). {@code brokerPid} and {@code brokerCpuNanos} are null without {@code --broker-pid}.
+ * received it). {@code brokerPid}, {@code brokerCpuNanos} and {@code brokerJitCpuNanos} are null without
+ * {@code --broker-pid}. {@code brokerJitCpuNanos} is the part of the broker's CPU its JIT compiler threads took: a
+ * broker that started minutes ago spends much of its CPU compiling its hot paths, one in service does not.
  * {@code publish_latency_ms} runs from each send call to its acknowledgement, as the producer sees it (its batching,
  * and a send held back by its window, included). {@code brokerLateness} is the broker's own measure of the group's
  * first deliveries (send time minus due time), null when it could not be read.
  */
 record BenchReport(BenchRun.Result run, int warmupMessages, long clientCpuNanos, Long brokerPid,
-    Long brokerCpuNanos, Lateness brokerLateness) {
+    Long brokerCpuNanos, Long brokerJitCpuNanos, Lateness brokerLateness) {
 
   /** The warning for a burst whose publishing ran past its due instant, or null when there is none. */
   String burstWarning() {
@@ -67,6 +69,10 @@ record BenchReport(BenchRun.Result run, int warmupMessages, long clientCpuNanos,
     if (brokerCpuNanos != null) {
       s.append(String.format(Locale.ROOT, ", broker pid %d %.2f s (%s)", brokerPid, brokerCpuNanos / 1e9,
           perMessageText(brokerCpuNanos)));
+      if (brokerJitCpuNanos != null) {
+        s.append(String.format(Locale.ROOT, " of which JIT compiling %.2f s (%s)", brokerJitCpuNanos / 1e9,
+            perMessageText(brokerJitCpuNanos)));
+      }
     }
     return s.append(", per message ").append(run.plan().consumers() == 0 ? "published" : "received").toString();
   }
@@ -85,13 +91,17 @@ record BenchReport(BenchRun.Result run, int warmupMessages, long clientCpuNanos,
     return existing + String.format(Locale.ROOT, ",\"groups\":%d,\"warmup_messages\":%d,\"burst_lead_ms\":%s,"
         + "\"stored_before_due\":%s,\"burst_publish_margin_ms\":%s,\"burst_drain_ms\":%s,\"client_cpu_s\":%.3f,"
         + "\"client_cpu_us_per_msg\":%s,\"broker_pid\":%s,\"broker_cpu_s\":%s,\"broker_cpu_us_per_msg\":%s,"
-        + "\"broker_lateness_ms\":%s,\"publish_latency_ms\":%s}",
+        + "\"broker_jit_cpu_s\":%s,\"broker_jit_cpu_us_per_msg\":%s,\"broker_lateness_ms\":%s,"
+        + "\"publish_latency_ms\":%s}",
         p.groups(), warmupMessages, p.burst() ? Long.toString(p.delayMin().toMillis()) : "null",
         p.burst() ? Boolean.toString(run.storedBeforeDue()) : "null", orNull(run.burstMarginMs()),
         orNull(run.burstDrainMs()), clientCpuNanos / 1e9, perMessage(clientCpuNanos),
         brokerPid == null ? "null" : brokerPid.toString(),
         brokerCpuNanos == null ? "null" : String.format(Locale.ROOT, "%.3f", brokerCpuNanos / 1e9),
-        brokerCpuNanos == null ? "null" : perMessage(brokerCpuNanos), brokerLatenessJson(), publishLatencyJson());
+        brokerCpuNanos == null ? "null" : perMessage(brokerCpuNanos),
+        brokerJitCpuNanos == null ? "null" : String.format(Locale.ROOT, "%.3f", brokerJitCpuNanos / 1e9),
+        brokerJitCpuNanos == null ? "null" : perMessage(brokerJitCpuNanos), brokerLatenessJson(),
+        publishLatencyJson());
   }
 
   private String publishLatencyJson() {

@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.function.LongSupplier;
+import java.util.regex.Pattern;
 
 /**
  * CPU time (user plus system, all threads) a process has used so far, in nanoseconds: this process through the
@@ -17,6 +18,8 @@ import java.util.function.LongSupplier;
 final class ProcessCpu {
   /** USER_HZ, the unit of {@code /proc} CPU times, where {@code getconf} cannot say: 100 on mainstream Linux. */
   private static final long DEFAULT_CLOCK_TICKS = 100;
+  /** The thread name in a task's stat line, as the kernel keeps it (15 characters). */
+  private static final Pattern COMPILER_THREAD = Pattern.compile("^\\d+ \\(C[12] CompilerThre");
 
   private final LongSupplier nanos;
 
@@ -42,6 +45,32 @@ final class ProcessCpu {
     return cpu;
   }
 
+  /**
+   * The CPU time of process {@code pid}'s JIT compiler threads (HotSpot's "C1/C2 CompilerThread"s, read from
+   * {@code /proc/PID/task/TID/stat}): how much of a JVM's CPU went to compiling rather than to its work. A compiler
+   * thread that exits takes its time with it, so on hosts where HotSpot adds and removes them this reads low.
+   */
+  static ProcessCpu compilerThreadsOf(long pid) {
+    Path tasks = Path.of("/proc", Long.toString(pid), "task");
+    long nanosPerTick = 1_000_000_000L / clockTicksPerSecond();
+    ProcessCpu cpu = new ProcessCpu(() -> {
+      long ticks = 0;
+      try (var threads = Files.list(tasks)) {
+        for (Path thread : (Iterable<Path>) threads::iterator) {
+          String stat = readIfThere(thread.resolve("stat"));
+          if (stat != null && COMPILER_THREAD.matcher(stat).find()) {
+            ticks += ticks(stat);
+          }
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot list " + tasks + ": " + e.getClass().getSimpleName(), e);
+      }
+      return ticks * nanosPerTick;
+    });
+    cpu.nanos();
+    return cpu;
+  }
+
   long nanos() {
     return nanos.getAsLong();
   }
@@ -54,6 +83,15 @@ final class ProcessCpu {
       throw new IllegalArgumentException("not a /proc/PID/stat line: " + stat);
     }
     return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+  }
+
+  /** A thread's stat, or null when the thread ended between listing and reading. */
+  private static String readIfThere(Path stat) {
+    try {
+      return Files.readString(stat, StandardCharsets.US_ASCII);
+    } catch (IOException e) {
+      return null;
+    }
   }
 
   private static String read(Path stat) {

@@ -52,6 +52,7 @@ class BenchCommandTest {
     assertEquals("null", field(json, "broker_pid"), json);
     assertEquals("null", field(json, "broker_cpu_s"), json);
     assertEquals("null", field(json, "broker_cpu_us_per_msg"), json);
+    assertEquals("null", field(json, "broker_jit_cpu_s"), json);
     assertEquals("null", field(json, "stored_before_due"), json);
     assertEquals("null", field(json, "burst_drain_ms"), json);
     assertTrue(json.contains("\"publish_latency_ms\":{\"p50\":"), json);
@@ -124,6 +125,8 @@ class BenchCommandTest {
     assertEquals(Long.toString(pid), field(r.out(), "broker_pid"), r.out());
     assertTrue(Double.parseDouble(field(r.out(), "broker_cpu_s")) > 0, r.out());
     assertTrue(Double.parseDouble(field(r.out(), "broker_cpu_us_per_msg")) > 0, r.out());
+    double jit = Double.parseDouble(field(r.out(), "broker_jit_cpu_s"));
+    assertTrue(jit >= 0 && jit <= Double.parseDouble(field(r.out(), "broker_cpu_s")), r.out());
     Cli.Result text = Cli.run("bench", "--server", server, "--messages", "500", "--delay-min", "0s",
         "--delay-max", "100ms", "--warmup", "0", "--broker-pid", Long.toString(pid));
     assertEquals(0, text.exit(), text.toString());

@@ -21,6 +21,15 @@ class ProcessCpuTest {
     assertTrue(ProcessCpu.of(ProcessHandle.current().pid()).nanos() > 0);
   }
 
+  /** This JVM compiled its tests' code before getting here, so its compiler threads have used some CPU. */
+  @Test
+  void measuresTheJitCompilerThreadsAsAPartOfTheProcess() {
+    long pid = ProcessHandle.current().pid();
+    long compiler = ProcessCpu.compilerThreadsOf(pid).nanos();
+    assertTrue(compiler > 0, "compiler threads' CPU " + compiler);
+    assertTrue(compiler <= ProcessCpu.of(pid).nanos());
+  }
+
   @Test
   void failsForAProcessThatDoesNotExist() {
     assertThrows(UncheckedIOException.class, () -> ProcessCpu.of(Integer.MAX_VALUE));
