@@ -117,7 +117,10 @@ final class StoreApply {
     byte[] key = EventIds.storageKey(topicHash, m, bucketMs, eventId);
     StoredMessage.Builder built = StoredMessage.newBuilder().setTopic(topic).setPayload(m.getPayload())
         .setKey(m.getKey()).setDueMs(m.getDueMs()).setEnqueuedMs(enqueuedMs).setExpireMs(m.getExpireMs())
-        .setEventId(eventId).addAllHeaders(m.getHeadersList());
+        .setEventId(eventId);
+    if (m.getHeadersCount() > 0) { // even an empty addAll gives the builder a list of its own
+      built.addAllHeaders(m.getHeadersList());
+    }
     StoredMessage record = built.build();
     ctx.put(Space.MESSAGES, key, record.toByteArray());
     if (!m.getKey().isEmpty()) {
