@@ -105,6 +105,11 @@ final class BenchCommand implements Callable<Integer> {
       + "load (default: as fast as they can).")
   long rate;
 
+  @Option(names = "--linger", converter = DurationConverter.class, paramLabel = "DURATION", description = "How long "
+      + "a producer's batch waits for more messages before it is sent (default: the client's, 5ms). At a paced "
+      + "--rate the batches fill by time, not by count, so publish_latency_ms includes up to this wait.")
+  Duration linger;
+
   @Option(names = "--ack-level", defaultValue = "QUORUM",
       description = "NONE, LEADER or QUORUM (default ${DEFAULT-VALUE}).")
   String ackLevel;
@@ -185,6 +190,9 @@ final class BenchCommand implements Callable<Integer> {
     if (!burst && delayMax.compareTo(min) < 0) {
       throw new CommandLine.ParameterException(spec.commandLine(), "--delay-max must not be below --delay-min");
     }
+    if (linger != null && linger.isNegative()) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "--linger must not be negative");
+    }
     if (rate < 0) {
       throw new CommandLine.ParameterException(spec.commandLine(), "--rate must not be negative");
     }
@@ -197,7 +205,7 @@ final class BenchCommand implements Callable<Integer> {
     String name = topic != null ? topic : "bench-" + UUID.randomUUID().toString().substring(0, 8);
     return new BenchRun.Plan(name, "bench", groups, messages, payload, min, burst ? min : delayMax, burst, producers,
         publishOnly ? 0 : consumers, batch, maxInFlight, level, extraWait,
-        publishWindow != null ? publishWindow : Math.max(batch * 64, 10_000), rate);
+        publishWindow != null ? publishWindow : Math.max(batch * 64, 10_000), rate, linger);
   }
 
   private ProcessCpu brokerCpu() {

@@ -37,10 +37,11 @@ final class BenchRun {
    * @param group the first group's name; further groups ({@code groups} > 1) are named {@code group-2} and on
    * @param consumers consumers in each group
    * @param rate messages per second the producers publish together, paced; 0 for as fast as they can
+   * @param linger how long a producer's batch waits for more messages; null for the client's default
    */
   record Plan(String topic, String group, int groups, int messages, int payloadBytes, Duration delayMin,
       Duration delayMax, boolean burst, int producers, int consumers, int batch, int maxInFlight,
-      AckLevel ackLevel, Duration extraWait, int publishWindow, long rate) {
+      AckLevel ackLevel, Duration extraWait, int publishWindow, long rate, Duration linger) {
     /**
      * The warm-up for this plan: the same producers, batch, credit, payload and ack level on its own topic, due
      * 0-1 s after publishing, not paced. It always has consumers, so it leaves nothing stored, even before a
@@ -48,7 +49,7 @@ final class BenchRun {
      */
     Plan warmup(int warmupMessages) {
       return new Plan(topic + "-warmup", group, groups, warmupMessages, payloadBytes, Duration.ZERO, WARMUP_MAX_DELAY,
-          false, producers, Math.max(1, consumers), batch, maxInFlight, ackLevel, extraWait, publishWindow, 0);
+          false, producers, Math.max(1, consumers), batch, maxInFlight, ackLevel, extraWait, publishWindow, 0, linger);
     }
 
     String groupName(int g) {
@@ -203,6 +204,9 @@ final class BenchRun {
     Arrays.fill(payload, (byte) 'x');
     ProducerOptions options = ProducerOptions.defaults().withBatchMessages(plan.batch()).withAckLevel(plan.ackLevel())
         .withMaxOutstandingMessages(plan.publishWindow());
+    if (plan.linger() != null) {
+      options = options.withLinger(plan.linger());
+    }
     boolean track = plan.consumers() > 0;
     AtomicLong done = new AtomicLong();
     try (FutureQProducer producer = client.producer(options)) {

@@ -135,6 +135,19 @@ class BenchCommandTest {
   }
 
   @Test
+  void pacedWithAChosenLingerPublishesEveryMessageAndSaysHow() {
+    Cli.Result r = Cli.run("bench", "--server", server, "--messages", "300", "--publish-only", "--warmup", "0",
+        "--rate", "1000", "--linger", "1ms", "--json");
+    assertEquals(0, r.exit(), r.toString());
+    assertEquals("300", field(r.out(), "published"), r.out());
+    assertEquals("1000", field(r.out(), "rate"), r.out());
+    assertEquals("1", field(r.out(), "linger_ms"), r.out());
+    Cli.Result defaults = Cli.run("bench", "--server", server, "--messages", "100", "--publish-only", "--warmup", "0",
+        "--json");
+    assertEquals("null", field(defaults.out(), "linger_ms"), defaults.out());
+  }
+
+  @Test
   void rejectsAnUnknownBrokerPidBeforeRunning() {
     Cli.Result r = Cli.run("bench", "--server", server, "--broker-pid", "2147483647");
     assertEquals(2, r.exit(), r.toString());
