@@ -158,12 +158,42 @@ final class RequestValidator {
       throw InvalidRequest.invalid(field(index) + ".headers: " + headers + " headers, more than the limit of "
           + settings.maxHeaders() + " (futureq.api.max-headers)");
     }
+    if (headers > 0) {
+      headerBytes(m, index);
+    }
     NewMessage.Builder out = NewMessage.newBuilder().setTopic(topic).setPayload(m.getPayload())
         .setKey(key).setDueMs(dueMs).setExpireMs(m.getTtlMs() == 0 ? 0 : dueMs + m.getTtlMs());
     if (headers > 0) {
       Headers.addAll(m.getHeadersMap(), out::addHeaders);
     }
     return out.build();
+  }
+
+  /**
+   * A message's header names and values in UTF-8 bytes against their limit: {@code max-headers} counts headers, so
+   * without this one header could be as large as the whole request.
+   */
+  private void headerBytes(Message m, int index) {
+    long bytes = 0;
+    for (Map.Entry<String, String> h : m.getHeadersMap().entrySet()) {
+      bytes += utf8Length(h.getKey()) + utf8Length(h.getValue());
+    }
+    if (bytes > settings.maxHeaderBytes()) {
+      throw InvalidRequest.invalid(field(index) + ".headers: " + bytes + " bytes of names and values, more than "
+          + "the limit of " + settings.maxHeaderBytes() + " (futureq.api.max-headers-size)");
+    }
+  }
+
+  /** UTF-8 length without encoding: a surrogate pair is 4 bytes, so each half counts 2. */
+  private static long utf8Length(String s) {
+    long bytes = s.length();
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c >= 0x80) {
+        bytes += c < 0x800 || Character.isSurrogate(c) ? 1 : 2;
+      }
+    }
+    return bytes;
   }
 
   /** The due time; one in the past means due now, so due times never precede acceptance. */

@@ -48,7 +48,7 @@ class BadInputE2ETest {
     broker = TestBroker.start(dir.resolve("data"), Map.of("futureq.api.min-ack-level", "LEADER",
         "futureq.api.max-payload-size", "1KiB", "futureq.api.max-batch-size", "4KiB",
         "futureq.api.max-delay", "1d", "futureq.api.max-in-flight", 50,
-        "futureq.api.default-max-in-flight", 10));
+        "futureq.api.default-max-in-flight", 10, "futureq.api.max-headers-size", "1KiB"));
   }
 
   @AfterAll
@@ -99,6 +99,43 @@ class BadInputE2ETest {
       batch[i] = message("big", "y".repeat(1000), 0);
     }
     assertRejected(Status.Code.RESOURCE_EXHAUSTED, "max-batch-size", request(batch));
+  }
+
+  @Test
+  void rejectsHeadersOverTheByteLimitNamingTheIndex() {
+    // 20 + 1,005 bytes of names and values (the value's \u00e9 is two UTF-8 bytes): one byte over 1 KiB
+    Message.Builder over = message("headers", "x", 0).putHeaders("n".repeat(20), "\u00e9" + "v".repeat(1003));
+    assertRejected(Status.Code.INVALID_ARGUMENT,
+        "messages[1].headers: 1025 bytes of names and values, more than the limit of 1024"
+            + " (futureq.api.max-headers-size)",
+        request(message("headers", "x", 0), over));
+    Message.Builder atLimit = message("headers", "x", 0).putHeaders("n".repeat(20), "v".repeat(1004));
+    broker.producer.publish(request(atLimit)).toCompletableFuture().join();
+  }
+
+  @Test
+  void aGrpcMessageOverTheTransportLimitIsResourceExhaustedNamingTheSetting() {
+    // Beyond max-batch-size (4 KiB) plus 1 MiB, the gRPC message limit: refused on its length prefix while the
+    // client is still sending, which must still end in a status, not a reset stream (CANCELLED).
+    for (int round = 0; round < 5; round++) {
+      PublishRequest huge = request(message("huge", "x".repeat(3 << 20), 0));
+      Status status = publishFails(huge);
+      assertEquals(Status.Code.RESOURCE_EXHAUSTED, status.getCode(), "round " + round + ": " + status);
+      assertTrue(status.getDescription().contains("futureq.api.max-batch-size"), status.getDescription());
+    }
+  }
+
+  @Test
+  void aStreamedGrpcMessageOverTheTransportLimitEndsTheStreamResourceExhausted() {
+    for (int round = 0; round < 5; round++) {
+      PublishRequest huge = request(message("huge", "x".repeat(3 << 20), 0));
+      ExecutionException e = assertThrows(ExecutionException.class, () -> broker.producer
+          .publishStream(Source.single(huge)).runWith(Sink.seq(), broker.clientSystem).toCompletableFuture()
+          .get(10, TimeUnit.SECONDS));
+      Status status = ((StatusRuntimeException) e.getCause()).getStatus();
+      assertEquals(Status.Code.RESOURCE_EXHAUSTED, status.getCode(), "round " + round + ": " + status);
+      assertTrue(status.getDescription().contains("futureq.api.max-batch-size"), status.getDescription());
+    }
   }
 
   @Test
