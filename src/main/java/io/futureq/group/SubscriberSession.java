@@ -138,10 +138,7 @@ public final class SubscriberSession {
     }
     ActorRef<ConsumerGroup.Command> group = attached.group();
     ctx.watchWith(group, new GroupLost());
-    if (!subscribed) {
-      subscribed = true;
-      out.tell(new Subscribed(init.topic(), init.group(), init.maxInFlight()));
-    }
+    announceSubscribed();
     for (Command frame : early) {
       Behavior<Command> next = onFrame(group, frame);
       if (next != null) {
@@ -206,10 +203,21 @@ public final class SubscriberSession {
   private Behavior<Command> onDeliver(Deliver deliver) {
     List<GroupDelivery> deliveries = deliver.deliveries();
     if (!deliveries.isEmpty()) {
+      // The group delivers as soon as it takes the consumer, and its first deliveries can arrive before the attach
+      // reply: the stream must still start with the subscribed frame (consumer.proto).
+      announceSubscribed();
       lastTag = Math.max(lastTag, deliveries.get(deliveries.size() - 1).tag());
       out.tell(new Emit(deliveries));
     }
     return Behaviors.same();
+  }
+
+  /** The first frame of the stream, once: on the first join, or on a first delivery that overtook it. */
+  private void announceSubscribed() {
+    if (!subscribed) {
+      subscribed = true;
+      out.tell(new Subscribed(init.topic(), init.group(), init.maxInFlight()));
+    }
   }
 
   private Behavior<Command> fail(Refusal refusal) {

@@ -105,6 +105,28 @@ class SubscriberSessionTest {
   }
 
   @Test
+  void deliveriesThatOvertakeTheAttachReplyStillFollowTheSubscribedFrame() {
+    TestProbe<ConsumerGroup.Command> group = testKit.createTestProbe();
+    CompletableFuture<ActorRef<ConsumerGroup.Command>> attached = new CompletableFuture<>();
+    TestProbe<SubscriberSession.Output> out = testKit.createTestProbe();
+    ActorRef<SubscriberSession.Command> session = testKit.spawn(SubscriberSession.create(
+        new SubscriberSession.Init("orders", "billing", 10, Duration.ofMillis(100)), (topic, name, add) -> attached,
+        out.ref()));
+
+    // The group took the consumer and delivers its due backlog before the attach reply reaches the session.
+    session.tell(new SubscriberSession.Deliver(List.of(delivery(1), delivery(2))));
+    assertEquals(new SubscriberSession.Subscribed("orders", "billing", 10),
+        out.expectMessageClass(SubscriberSession.Subscribed.class, WAIT));
+    assertEquals(2, out.expectMessageClass(SubscriberSession.Emit.class, WAIT).deliveries().size());
+    attached.complete(group.ref());
+    session.tell(new SubscriberSession.Deliver(List.of(delivery(3))));
+    assertEquals(1, out.expectMessageClass(SubscriberSession.Emit.class, WAIT).deliveries().size());
+    session.tell(new SubscriberSession.Ack(TagRanges.of(1, 3)));
+    assertEquals(TagRanges.of(1, 3), group.expectMessageClass(ConsumerGroup.AckDeliveries.class, WAIT).tags());
+    out.expectNoMessage(Duration.ofMillis(100));
+  }
+
+  @Test
   void aSessionThatFailsEndsItsStreamAsUnavailable() {
     TestProbe<ConsumerGroup.Command> group = testKit.createTestProbe();
     AtomicInteger joins = new AtomicInteger();
