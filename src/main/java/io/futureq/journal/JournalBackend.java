@@ -1,5 +1,7 @@
 package io.futureq.journal;
 
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
 import io.futureq.log.EventLog;
 import io.futureq.storage.OrderedStore;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -24,6 +26,20 @@ public final class JournalBackend implements Extension {
   record Bound(EventLog log, EventLog writer, OrderedStore store) {}
 
   private JournalBackend() {}
+
+  /**
+   * What an actor system needs, besides a {@link #bind}, for persistent actors to journal through FutureQ: the
+   * {@code futureq.journal} plugin, its dispatcher {@code futureq-blocking-dispatcher} and FutureQ's
+   * {@code pekko.persistence} section (the default journal plugin, no snapshot store), as shipped in
+   * {@code futureq.conf}. A FutureQ node's own system has them already; use it as a fallback for another system's
+   * configuration (README, "Pekko Persistence").
+   */
+  public static Config pluginConfig() {
+    Config shipped = ConfigFactory.parseResources("futureq.conf").resolve();
+    return shipped.withOnlyPath("futureq.journal")
+        .withFallback(shipped.withOnlyPath("futureq-blocking-dispatcher"))
+        .withFallback(shipped.withOnlyPath("pekko.persistence"));
+  }
 
   public static JournalBackend get(ActorSystem<?> system) {
     return Id.INSTANCE.apply(system);

@@ -3,7 +3,6 @@ package io.futureq.journal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import io.futureq.log.TestLog;
 import io.futureq.log.raft.RaftFollowerFixture;
@@ -47,7 +46,7 @@ class EventLogJournalTest {
   Log logKind;
 
   private static final Duration WAIT = Duration.ofSeconds(10);
-  private static final ActorTestKit TEST_KIT = ActorTestKit.create(journalConfig());
+  private static final ActorTestKit TEST_KIT = ActorTestKit.create(JournalBackend.pluginConfig()); // README's setup
   private static final ActorSystem CLASSIC = Adapter.toClassic(TEST_KIT.system());
   private static final AtomicInteger IDS = new AtomicInteger();
 
@@ -59,13 +58,6 @@ class EventLogJournalTest {
   private ActorRef journal;
   private String persistenceId;
 
-  /** The shipped futureq.conf's journal, dispatcher and persistence settings, on a local actor system. */
-  private static Config journalConfig() {
-    Config shipped = ConfigFactory.parseResources("futureq.conf").resolve();
-    return shipped.withOnlyPath("futureq.journal")
-        .withFallback(shipped.withOnlyPath("futureq-blocking-dispatcher"))
-        .withFallback(shipped.withOnlyPath("pekko.persistence"));
-  }
 
   @AfterAll
   static void shutdown() {
