@@ -52,6 +52,10 @@ public record BrokerSettings(
     if (settings.api().defaultMaxInFlight() > settings.api().maxInFlight()) {
       problems.add("futureq.api.default-max-in-flight: must not exceed futureq.api.max-in-flight");
     }
+    if (settings.api().keepaliveInterval().compareTo(settings.api().idleTimeout()) >= 0) {
+      problems.add("futureq.api.keepalive-interval: must be shorter than futureq.api.idle-timeout (the pings are "
+          + "what keeps a quiet Subscribe stream's connection from being closed as idle)");
+    }
     if (settings.api().maxPayloadBytes() > settings.api().maxBatchBytes()) {
       problems.add("futureq.api.max-payload-size: must not exceed futureq.api.max-batch-size");
     }

@@ -172,6 +172,10 @@ class BrokerSettingsTest {
     SettingsException e = assertThrows(SettingsException.class, () -> BrokerSettings.from(with(
         "futureq.api.max-payload-size = 2MiB\nfutureq.api.max-batch-size = 1MiB")));
     assertTrue(e.getMessage().contains("futureq.api.max-payload-size: must not exceed"), e.getMessage());
+    e = assertThrows(SettingsException.class, () -> BrokerSettings.from(with(
+        "futureq.api.idle-timeout = 10s\nfutureq.api.keepalive-interval = 10s")));
+    assertTrue(e.getMessage().contains("futureq.api.keepalive-interval: must be shorter than futureq.api.idle-timeout"),
+        e.getMessage());
   }
 
   @Test
