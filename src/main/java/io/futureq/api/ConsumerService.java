@@ -9,7 +9,6 @@ import io.futureq.config.TopicSettings;
 import io.futureq.group.GroupDirectory;
 import io.futureq.group.SubscriberSession;
 import io.futureq.security.NotAuthenticated;
-import io.futureq.security.Permission;
 import io.futureq.security.PermissionDenied;
 import io.futureq.security.Principal;
 import java.util.Optional;
@@ -80,7 +79,7 @@ public final class ConsumerService implements ConsumerPowerApi {
       try {
         init = init(first);
         // The dead-letter topic T.dead-letter needs consume on T (TopicPattern).
-        principal.require(Permission.CONSUME, init.topic());
+        principal.requireConsume(init.topic(), init.group());
       } catch (InvalidRequest | PermissionDenied e) {
         return Source.<DeliveryFrame>failed(GrpcErrors.toException(e));
       }

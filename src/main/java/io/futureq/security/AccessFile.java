@@ -15,6 +15,7 @@ import java.util.regex.Pattern;
  * <pre>
  * token PRINCIPAL sha256:HEX                  a static token (TokenHash); several per principal allowed
  * grant PRINCIPAL PERMISSION PATTERN          produce, consume or admin on topics matching PATTERN
+ * grant PRINCIPAL consume PATTERN group GROUPS consume only as a group matching GROUPS (a pattern as well)
  * grant PRINCIPAL cluster                     add and remove Raft peers
  * limit PRINCIPAL MESSAGES/S BYTES/S          this principal's publish rate (0: unlimited)
  * </pre>
@@ -90,13 +91,24 @@ record AccessFile(Map<String, String> principalByTokenHash, Map<String, List<Gra
       }
       return new Grant(permission, TopicPattern.of("*"));
     }
-    if (f.length != 4) {
-      throw new IllegalArgumentException(where + "'" + f[2] + "' needs one topic pattern (e.g. orders.* or *)");
+    boolean groups = permission == Permission.CONSUME && f.length == 6 && f[4].equals("group");
+    if (f.length != 4 && !groups) {
+      throw new IllegalArgumentException(where + "'" + f[2] + "' needs one topic pattern (e.g. orders.* or *)"
+          + (permission == Permission.CONSUME ? ", then optionally 'group PATTERN'" : ""));
     }
     try {
-      return new Grant(permission, TopicPattern.of(f[3]));
+      return new Grant(permission, TopicPattern.of(f[3]), groups ? groupPattern(f[5]) : Grant.ANY_GROUP);
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(where + e.getMessage());
+    }
+  }
+
+  /** A group pattern: the topic pattern's rules, named as a group's in its error. */
+  static TopicPattern groupPattern(String text) {
+    try {
+      return TopicPattern.of(text);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("group pattern '" + text + "' may hold only A-Z a-z 0-9 . _ - and *");
     }
   }
 

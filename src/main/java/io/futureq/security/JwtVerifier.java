@@ -124,7 +124,8 @@ final class JwtVerifier {
       }
       for (Object pattern : list) {
         try {
-          grants.add(new Grant(p, TopicPattern.of(String.valueOf(pattern))));
+          grants.add(pattern instanceof Map<?, ?> scoped && p == Permission.CONSUME ? consumeAsGroups(scoped)
+              : new Grant(p, TopicPattern.of(String.valueOf(pattern))));
         } catch (IllegalArgumentException e) {
           throw new BadToken("JWT claim futureq." + p.configName() + ": " + e.getMessage());
         }
@@ -142,6 +143,15 @@ final class JwtVerifier {
       throw new BadToken("JWT claim futureq has unknown keys " + keys);
     }
     return grants;
+  }
+
+  /** A consume entry {@code {"topic": PATTERN, "group": PATTERN}}: consume on those topics as those groups only. */
+  private static Grant consumeAsGroups(Map<?, ?> entry) {
+    if (!(entry.get("topic") instanceof String topics) || !(entry.get("group") instanceof String groups)
+        || entry.size() != 2) {
+      throw new IllegalArgumentException("an object entry is {\"topic\": PATTERN, \"group\": PATTERN}, got " + entry);
+    }
+    return new Grant(Permission.CONSUME, TopicPattern.of(topics), AccessFile.groupPattern(groups));
   }
 
   /** Why a token was refused: logged at DEBUG, never told to the client. */

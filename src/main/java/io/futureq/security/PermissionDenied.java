@@ -8,4 +8,10 @@ public final class PermissionDenied extends RuntimeException {
         : "principal '" + principal + "' lacks permission '" + permission.configName() + "' on topic '" + topic
             + "'", null, false, false);
   }
+
+  /** Consume on the topic is granted, but not as this group. */
+  PermissionDenied(String principal, String topic, String group) {
+    super("principal '" + principal + "' lacks permission 'consume' on topic '" + topic + "' as group '" + group
+        + "'", null, false, false);
+  }
 }

@@ -33,6 +33,23 @@ public record Principal(String name, List<Grant> grants) {
     }
   }
 
+  /**
+   * Subscribing to {@code topic} as {@code group}: a consume grant covering the topic whose group pattern matches
+   * the group. A universal subscriber (empty group) takes a copy of each message from no group: any consume grant on
+   * the topic will do.
+   *
+   * @throws PermissionDenied naming the topic and the group
+   */
+  public void requireConsume(String topic, String group) {
+    for (Grant g : grants) {
+      if (g.allowsConsume(topic, group)) {
+        return;
+      }
+    }
+    throw group.isEmpty() || !may(Permission.CONSUME, topic) ? new PermissionDenied(name, Permission.CONSUME, topic)
+        : new PermissionDenied(name, topic, group);
+  }
+
   /** Whether this principal holds any permission on {@code topic} (what ListTopics shows it). */
   public boolean seesTopic(String topic) {
     return may(Permission.PRODUCE, topic) || may(Permission.CONSUME, topic) || may(Permission.ADMIN, topic);

@@ -33,6 +33,11 @@ record TopicPattern(String text, Pattern regex) {
     return regex.toString();
   }
 
+  /** Whether {@code name} (a group's) matches the pattern itself, with no dead-letter rule. */
+  boolean matches(String name) {
+    return regex.matcher(name).matches();
+  }
+
   boolean covers(String topic) {
     if (regex.matcher(topic).matches()) {
       return true;

@@ -1,6 +1,7 @@
 package io.futureq.security;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -23,6 +24,21 @@ class AccessFileTest {
     assertEquals(2, file.grantsOf("ops").size());
     assertEquals(new AccessFile.RateLimit(100, 1048576), file.limits().get("ops"));
     assertEquals(0, file.grantsOf("nobody").size());
+  }
+
+  @Test
+  void aConsumeGrantMayNameItsGroups() throws Exception {
+    AccessFile file = AccessFile.read(Files.writeString(dir.resolve("g"), String.join("\n",
+        "grant billing consume orders.* group billing-*", "grant any consume orders.*")));
+    Grant billing = file.grantsOf("billing").get(0);
+    assertTrue(billing.allowsConsume("orders.eu", "billing-eu"));
+    assertFalse(billing.allowsConsume("orders.eu", "shipping"));
+    assertTrue(billing.allowsConsume("orders.eu", ""), "a universal subscriber joins no group");
+    assertTrue(file.grantsOf("any").get(0).allowsConsume("orders.eu", "shipping"), "no group pattern: any group");
+    assertRefused("grant ops consume orders.* team x", "line 1: 'consume' needs one topic pattern (e.g. orders.* or "
+        + "*), then optionally 'group PATTERN'");
+    assertRefused("grant ops produce orders.* group x", "line 1: 'produce' needs one topic pattern");
+    assertRefused("grant ops consume orders.* group a/b", "line 1: group pattern 'a/b' may hold only");
   }
 
   @Test

@@ -54,6 +54,7 @@ class AuthE2ETest {
   private static final String ALICE = TokenHash.newToken();
   private static final String BOB = TokenHash.newToken();
   private static final String CAROL = TokenHash.newToken();
+  private static final String ERIN = TokenHash.newToken();
 
   private final KeyPair keys = TestTokens.rsaKeyPair();
   private Path accessFile;
@@ -87,6 +88,8 @@ class AuthE2ETest {
         "grant bob admin orders.*",
         "token carol " + TokenHash.of(CAROL),
         "grant carol cluster",
+        "token erin " + TokenHash.of(ERIN) + "   # erin's team consumes orders.* as its own groups only",
+        "grant erin consume orders.* group billing-*",
         "grant jwt-user consume billing", "");
   }
 
@@ -191,6 +194,31 @@ class AuthE2ETest {
   }
 
   @Test
+  void aConsumeGrantWithAGroupPatternAdmitsOnlyThoseGroups() throws Exception {
+    FutureQClient erin = client(ERIN);
+    subscribe(erin, "orders.eu", "billing-eu").subscribed().get(10, TimeUnit.SECONDS);
+    subscribe(erin, "orders.eu", "").subscribed().get(10, TimeUnit.SECONDS); // universal: takes from no group
+    FutureQException shipping = failure(subscribe(erin, "orders.eu", "shipping").subscribed());
+    assertEquals(Status.Code.PERMISSION_DENIED, shipping.code());
+    assertTrue(shipping.getMessage().contains("principal 'erin' lacks permission 'consume' on topic 'orders.eu' as "
+        + "group 'shipping'"), shipping.getMessage());
+    FutureQException billing = failure(subscribe(erin, "billing", "billing-eu").subscribed());
+    assertTrue(billing.getMessage().contains("lacks permission 'consume' on topic 'billing'"), billing.getMessage());
+    // A grant without a group pattern, as before: any group.
+    subscribe(client(ALICE), "orders.eu", "shipping").subscribed().get(10, TimeUnit.SECONDS);
+
+    String jwt = TestTokens.jwt(keys, "jwt-user", "j-groups", Map.of("consume",
+        List.of(Map.of("topic", "invoices.*", "group", "ledger"))));
+    subscribe(client(jwt), "invoices.2026", "ledger").subscribed().get(10, TimeUnit.SECONDS);
+    FutureQException other = failure(subscribe(client(jwt), "invoices.2026", "audit").subscribed());
+    assertTrue(other.getMessage().contains("on topic 'invoices.2026' as group 'audit'"), other.getMessage());
+    String malformed = TestTokens.jwt(keys, "jwt-user", "j-bad-groups", Map.of("consume",
+        List.of(Map.of("topic", "invoices.*", "team", "ledger"))));
+    assertEquals(Status.Code.UNAUTHENTICATED, failure(subscribe(client(malformed), "invoices.2026", "ledger")
+        .subscribed()).code());
+  }
+
+  @Test
   void adminPermissionCoversStatsBrowsingAndChanges_listTopicsShowsOnlyPermittedTopics() throws Exception {
     client(ALICE).producer(ProducerOptions.defaults()).send(message("orders.admin", "a1")).get(10, TimeUnit.SECONDS);
     String jwt = TestTokens.jwt(keys, "jwt-user", "j-admin", Map.of("produce", List.of("billing")));
@@ -264,7 +292,11 @@ class AuthE2ETest {
   }
 
   private static FutureQConsumer subscribe(FutureQClient client, String topic) {
-    return client.subscribe(topic, "g", m -> { }, ConsumerOptions.defaults());
+    return subscribe(client, topic, "g");
+  }
+
+  private static FutureQConsumer subscribe(FutureQClient client, String topic, String group) {
+    return client.subscribe(topic, group, m -> { }, ConsumerOptions.defaults());
   }
 
   private static OutgoingMessage message(String topic, String key) {
