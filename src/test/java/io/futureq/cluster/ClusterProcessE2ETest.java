@@ -8,6 +8,7 @@ import io.futureq.client.FutureQProducer;
 import io.futureq.client.OutgoingMessage;
 import io.futureq.client.ProducerOptions;
 import io.futureq.testing.Await;
+import io.futureq.testing.Solo;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * again, are measured by the bench); what must hold exactly is that nothing acknowledged at QUORUM is lost.
  */
 @Timeout(value = 480, unit = TimeUnit.SECONDS)
+@Solo
 class ClusterProcessE2ETest {
   private static final Duration PUBLISH_BOUND = Duration.ofSeconds(20);
   private static final Duration DELIVERY_BOUND = Duration.ofSeconds(30);

@@ -3,6 +3,7 @@ package io.futureq.reliability;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.futureq.testing.Solo;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  * scripts/cluster-crash-loop.sh ROUNDS} runs longer ones.
  */
 @Timeout(value = 600, unit = TimeUnit.SECONDS)
+@Solo
 class ClusterCrashLoopTest {
   @TempDir
   Path dir;

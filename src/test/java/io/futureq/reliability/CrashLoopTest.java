@@ -3,6 +3,7 @@ package io.futureq.reliability;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.futureq.testing.Solo;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Three rounds keep CI within its budget; {@code scripts/crash-loop.sh ROUNDS} runs longer ones.
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
+@Solo
 class CrashLoopTest {
   @TempDir
   Path dir;

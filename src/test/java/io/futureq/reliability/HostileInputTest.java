@@ -22,6 +22,7 @@ import io.futureq.client.SendResult;
 import io.futureq.e2e.TestBroker;
 import io.futureq.testing.Await;
 import io.futureq.testing.Groups;
+import io.futureq.testing.Solo;
 import io.grpc.CallOptions;
 import io.grpc.ClientCall;
 import io.grpc.ManagedChannel;
@@ -70,6 +71,7 @@ import org.junit.jupiter.api.io.TempDir;
  * still work. What the broker answered is printed as {@code [hostile]} lines.
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
+@Solo
 class HostileInputTest {
   private static final Duration WAIT = Duration.ofSeconds(15);
 

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.futureq.api.grpc.RaftInfo;
 import io.futureq.client.FutureQClient;
 import io.futureq.testing.Await;
+import io.futureq.testing.Solo;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  * identical once caught up. Skips where namespaces cannot be made (not root, no {@code ip}).
  */
 @Timeout(value = 420, unit = TimeUnit.SECONDS)
+@Solo
 class PartitionTest {
   /** Each node is alone in its namespace, so all three use the same ports (from this worktree's range). */
   private static final ClusterMember.Ports PORTS = new ClusterMember.Ports(23000, 23001, 23002, 23003);
