@@ -16,6 +16,7 @@ import io.grpc.Status;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.LongSupplier;
 
 /**
  * Translates a Subscribe stream at the edge: client frames to session commands (checking every
@@ -29,9 +30,12 @@ final class ConsumerFrames {
   static final int FRAME_BYTES = 256 * 1024;
 
   private final Duration maxRequeueDelay;
+  private final LongSupplier nowMs;
 
-  ConsumerFrames(Duration maxRequeueDelay) {
+  /** @param nowMs the wall clock, in epoch milliseconds, that TTLs are measured on */
+  ConsumerFrames(Duration maxRequeueDelay, LongSupplier nowMs) {
     this.maxRequeueDelay = maxRequeueDelay;
+    this.nowMs = nowMs;
   }
 
   /** The session command for a frame after the init. */
@@ -86,7 +90,13 @@ final class ConsumerFrames {
     return new TagRanges(bounds);
   }
 
-  /** The frames that carry one session output (none for the end of the stream). */
+  /**
+   * The frames that carry one session output (none for the end of the stream). A delivery whose TTL has passed by
+   * now is left out: this is the last moment the broker holds it, and a node that was stopped or slow between the
+   * group's send and here (the group may be on another node) would hand a consumer a message after its TTL, even
+   * after its key was taken by a new one. Its tag is skipped; the group delivers it to no one again (it is expired)
+   * and the expiry removes it.
+   */
   List<DeliveryFrame> frames(SubscriberSession.Output output) {
     if (output instanceof SubscriberSession.Subscribed s) {
       return List.of(DeliveryFrame.newBuilder().setSubscribed(Subscribed.newBuilder().setTopic(s.topic())
@@ -98,7 +108,11 @@ final class ConsumerFrames {
     List<DeliveryFrame> frames = new ArrayList<>(1);
     DeliveryFrame.Builder frame = DeliveryFrame.newBuilder();
     int bytes = 0;
+    long now = nowMs.getAsLong();
     for (GroupDelivery d : emit.deliveries()) {
+      if (d.message().expiredAt(now)) {
+        continue;
+      }
       StoredMessage m = d.message().message();
       Delivery.Builder delivery = Delivery.newBuilder().setDeliveryTag(d.tag())
           .setMessageIdBytes(UnsafeByteOperations.unsafeWrap(MessageIds.asciiOf(d.message().storageKey())))

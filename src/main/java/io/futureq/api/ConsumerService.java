@@ -59,7 +59,7 @@ public final class ConsumerService implements ConsumerPowerApi {
     this.topicSettings = topicSettings;
     this.validator = new RequestValidator(settings);
     this.directory = directory;
-    this.frames = new ConsumerFrames(groupSettings.maxRequeueDelay());
+    this.frames = new ConsumerFrames(groupSettings.maxRequeueDelay(), System::currentTimeMillis);
   }
 
   @Override

@@ -688,6 +688,7 @@ final class Workload {
     // nack is redelivered at once); the nack reached the broker before the delivery could time out
     // (sent within in-flight-timeout / 2 of its due time, and nothing is sent before it is due)
     long afterExpiry = 0;
+    long longAfterExpiry = 0;
     // key reuse: a REUSED publish answered "duplicate" with the id of the message it reuses, sent after
     // that message had expired (README: an expired message frees its key at its expiry time)
     long swallowedByExpired = 0;
@@ -728,6 +729,13 @@ final class Workload {
       if (p.kind == Kind.TTL && p.messageId != null) {
         long expiredBy = p.answeredAtMs + p.delayMs + p.ttlMs;
         for (Received r : ds) {
+          // What a consumer may see of an expired message: only a delivery that left the broker before the TTL ran
+          // out (the node writing the stream drops one it still holds then), so it arrives within TRANSIT_MS of
+          // the expiry, or later only if a disruption was under way after the expiry to hold it on the way.
+          if (r.receivedAtMs() > expiredBy + TRANSIT_MS && !disruptedBetween(expiredBy, r.receivedAtMs())) {
+            longAfterExpiry++;
+            example(examples, "delivered long after its expiry", r + ", expired by " + expiredBy);
+          }
           if (r.receivedAtMs() <= expiredBy || r.group().equals(UNIVERSAL)) {
             continue;
           }
@@ -776,6 +784,8 @@ final class Workload {
     }
     v.put("cancelled: due, or redelivered, after the cancel answered existed=true", afterCancel);
     v.put("expired: redelivered after its TTL ran out, following an in-time nack", afterExpiry);
+    v.put("expired: delivered over " + TRANSIT_MS + " ms after its TTL ran out, no disruption to hold it",
+        longAfterExpiry);
     v.put("key reuse: an expired message's key swallowed a publish", swallowedByExpired);
     v.put("key reuse: key still taken " + KEY_FREE_MS + " ms after both acks, no disruption", keyTakenAfterAck);
     v.put("resurrected: delivered after its key was stored again", resurrectedAfterKeyReuse);
