@@ -10,6 +10,7 @@ import io.futureq.client.FutureQClient;
 import io.futureq.client.FutureQProducer;
 import io.futureq.client.OutgoingMessage;
 import io.futureq.client.ProducerOptions;
+import io.futureq.testing.Await;
 import io.futureq.tls.PemFiles;
 import io.futureq.tls.TestCertificates;
 import io.futureq.tls.TestCertificates.Issued;
@@ -124,8 +125,7 @@ class ClusterTlsE2ETest {
     try {
       Cluster.get(rogue).manager().tell(Join.create(member));
       // Long enough for several join attempts (one every few seconds) and for a member to tell the others.
-      long until = System.nanoTime() + Duration.ofSeconds(15).toNanos();
-      while (System.nanoTime() < until) {
+      Await.holdsFor("the rogue node kept out of the cluster", Duration.ofSeconds(15), () -> {
         MemberStatus status = Cluster.get(rogue).selfMember().status();
         assertFalse(Set.of(MemberStatus.joining(), MemberStatus.weaklyUp(), MemberStatus.up()).contains(status),
             "the rogue node is " + status);
@@ -133,8 +133,8 @@ class ClusterTlsE2ETest {
           assertEquals(3, Cluster.get(node.system()).state().members().size(),
               "members seen by " + Cluster.get(node.system()).selfMember().address());
         }
-        Thread.sleep(500);
-      }
+        return true;
+      });
     } finally {
       rogue.terminate();
       rogue.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
