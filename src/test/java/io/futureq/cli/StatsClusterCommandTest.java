@@ -7,7 +7,6 @@ import io.futureq.api.grpc.ClusterInfo;
 import io.futureq.api.grpc.Member;
 import io.futureq.api.grpc.RaftInfo;
 import io.futureq.e2e.TestBroker;
-import io.futureq.testing.Solo;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -22,7 +21,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** {@code futureq stats} and {@code futureq cluster} against a real broker. */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-@Solo
 class StatsClusterCommandTest {
   private static final String TOPIC = "cli-stats";
   private static final String LATER = Instant.now().plus(Duration.ofDays(1)).truncatedTo(ChronoUnit.SECONDS)

@@ -11,7 +11,6 @@ import io.futureq.api.grpc.ConsumerFrame;
 import io.futureq.api.grpc.ProducerClient;
 import io.futureq.api.grpc.SubscribeInit;
 import io.futureq.testing.Await;
-import io.futureq.testing.Solo;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -35,7 +34,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** GET /metrics as Prometheus scrapes it, from a broker process. */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
-@Solo
 class MetricsE2ETest {
   private static final Duration START = Duration.ofSeconds(60);
   /** Longer than Kamon's tick (5 s), after which the scrape carries what was recorded. */

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.futureq.testing.Await;
-import io.futureq.testing.Solo;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -18,7 +17,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** What an operator (or a Kubernetes probe) reads on GET /ready of a node that cannot serve yet. */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-@Solo
 class ReadinessE2ETest {
   @TempDir
   Path dir;

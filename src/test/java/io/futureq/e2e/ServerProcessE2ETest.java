@@ -14,7 +14,6 @@ import io.futureq.api.grpc.GetClusterInfoRequest;
 import io.futureq.api.grpc.ProducerClient;
 import io.futureq.api.grpc.SubscribeInit;
 import io.futureq.testing.Await;
-import io.futureq.testing.Solo;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -38,7 +37,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The broker as a real process: start-up checks, metrics, health, graceful SIGTERM. */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
-@Solo
 class ServerProcessE2ETest {
   private static final Duration START = Duration.ofSeconds(60);
   static ActorSystem<Void> clients;

@@ -3,7 +3,6 @@ package io.futureq.e2e;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.futureq.testing.Solo;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -19,7 +18,6 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /** A broker process that cannot start says why in one line and exits with status 2. */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-@Solo
 class StartupFailuresE2ETest {
   @TempDir
   Path dir;
