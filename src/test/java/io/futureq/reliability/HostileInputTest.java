@@ -22,7 +22,6 @@ import io.futureq.client.SendResult;
 import io.futureq.e2e.TestBroker;
 import io.futureq.testing.Await;
 import io.futureq.testing.Groups;
-import io.futureq.testing.Solo;
 import io.grpc.CallOptions;
 import io.grpc.ClientCall;
 import io.grpc.ManagedChannel;
@@ -71,7 +70,6 @@ import org.junit.jupiter.api.io.TempDir;
  * still work. What the broker answered is printed as {@code [hostile]} lines.
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
-@Solo
 class HostileInputTest {
   private static final Duration WAIT = Duration.ofSeconds(15);
 

@@ -9,9 +9,9 @@ import org.junit.jupiter.api.Tag;
 /**
  * A test class that runs with no other test JVM beside it (pom.xml: the {@code solo-tests} execution, after the
  * rest): it kills and restarts broker processes under load and times their recovery (the crash loops, the
- * partition, a cluster of processes losing its leader), or it measures lateness or heap. The other classes, broker
- * processes that start once included, run in two JVMs at once, since most of their time is spent waiting
- * (elections, timeouts); beside them, a crash-loop node once took over two minutes to become ready.
+ * partition, a cluster of processes losing its leader). The other classes, broker processes that start once
+ * included, run in two JVMs at once, since most of their time is spent waiting (elections, timeouts); beside them,
+ * a crash-loop node once took over two minutes to become ready.
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)
