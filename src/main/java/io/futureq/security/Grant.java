@@ -15,8 +15,11 @@ record Grant(Permission permission, TopicPattern topics, TopicPattern groups) {
     return permission == wanted && (wanted == Permission.CLUSTER || topics.covers(topic));
   }
 
-  /** Consume on {@code topic} as {@code group}; a universal subscriber (empty group) joins no group. */
+  /**
+   * Consume on {@code topic} as {@code group}. A universal subscriber (empty group) needs a grant of any group: it
+   * gets a copy of every message, and on a topic without groups its ack removes the message.
+   */
   boolean allowsConsume(String topic, String group) {
-    return allows(Permission.CONSUME, topic) && (group.isEmpty() || groups.matches(group));
+    return allows(Permission.CONSUME, topic) && (group.isEmpty() ? groups.text().equals("*") : groups.matches(group));
   }
 }

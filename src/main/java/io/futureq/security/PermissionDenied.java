@@ -11,7 +11,7 @@ public final class PermissionDenied extends RuntimeException {
 
   /** Consume on the topic is granted, but not as this group. */
   PermissionDenied(String principal, String topic, String group) {
-    super("principal '" + principal + "' lacks permission 'consume' on topic '" + topic + "' as group '" + group
-        + "'", null, false, false);
+    super("principal '" + principal + "' lacks permission 'consume' on topic '" + topic + "' "
+        + (group.isEmpty() ? "as a universal subscriber (no group)" : "as group '" + group + "'"), null, false, false);
   }
 }

@@ -35,8 +35,7 @@ public record Principal(String name, List<Grant> grants) {
 
   /**
    * Subscribing to {@code topic} as {@code group}: a consume grant covering the topic whose group pattern matches
-   * the group. A universal subscriber (empty group) takes a copy of each message from no group: any consume grant on
-   * the topic will do.
+   * the group; a universal subscriber (empty group) needs a grant of any group ({@link Grant#allowsConsume}).
    *
    * @throws PermissionDenied naming the topic and the group
    */
@@ -46,7 +45,7 @@ public record Principal(String name, List<Grant> grants) {
         return;
       }
     }
-    throw group.isEmpty() || !may(Permission.CONSUME, topic) ? new PermissionDenied(name, Permission.CONSUME, topic)
+    throw !may(Permission.CONSUME, topic) ? new PermissionDenied(name, Permission.CONSUME, topic)
         : new PermissionDenied(name, topic, group);
   }
 

@@ -33,7 +33,8 @@ class AccessFileTest {
     Grant billing = file.grantsOf("billing").get(0);
     assertTrue(billing.allowsConsume("orders.eu", "billing-eu"));
     assertFalse(billing.allowsConsume("orders.eu", "shipping"));
-    assertTrue(billing.allowsConsume("orders.eu", ""), "a universal subscriber joins no group");
+    assertFalse(billing.allowsConsume("orders.eu", ""), "a universal subscriber needs a grant of any group");
+    assertTrue(file.grantsOf("any").get(0).allowsConsume("orders.eu", ""));
     assertTrue(file.grantsOf("any").get(0).allowsConsume("orders.eu", "shipping"), "no group pattern: any group");
     assertRefused("grant ops consume orders.* team x", "line 1: 'consume' needs one topic pattern (e.g. orders.* or "
         + "*), then optionally 'group PATTERN'");

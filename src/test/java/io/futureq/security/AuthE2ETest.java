@@ -197,7 +197,10 @@ class AuthE2ETest {
   void aConsumeGrantWithAGroupPatternAdmitsOnlyThoseGroups() throws Exception {
     FutureQClient erin = client(ERIN);
     subscribe(erin, "orders.eu", "billing-eu").subscribed().get(10, TimeUnit.SECONDS);
-    subscribe(erin, "orders.eu", "").subscribed().get(10, TimeUnit.SECONDS); // universal: takes from no group
+    // A universal subscriber gets every message, and on a topic without groups its ack removes them: not erin's.
+    FutureQException universal = failure(subscribe(erin, "orders.eu", "").subscribed());
+    assertTrue(universal.getMessage().contains("on topic 'orders.eu' as a universal subscriber (no group)"),
+        universal.getMessage());
     FutureQException shipping = failure(subscribe(erin, "orders.eu", "shipping").subscribed());
     assertEquals(Status.Code.PERMISSION_DENIED, shipping.code());
     assertTrue(shipping.getMessage().contains("principal 'erin' lacks permission 'consume' on topic 'orders.eu' as "
@@ -206,6 +209,7 @@ class AuthE2ETest {
     assertTrue(billing.getMessage().contains("lacks permission 'consume' on topic 'billing'"), billing.getMessage());
     // A grant without a group pattern, as before: any group.
     subscribe(client(ALICE), "orders.eu", "shipping").subscribed().get(10, TimeUnit.SECONDS);
+    subscribe(client(ALICE), "orders.eu", "").subscribed().get(10, TimeUnit.SECONDS);
 
     String jwt = TestTokens.jwt(keys, "jwt-user", "j-groups", Map.of("consume",
         List.of(Map.of("topic", "invoices.*", "group", "ledger"))));
