@@ -95,6 +95,11 @@ final class BenchCommand implements Callable<Integer> {
       description = "Credit per consumer (default ${DEFAULT-VALUE}).")
   int maxInFlight;
 
+  @Option(names = "--manual-ack", description = "Consumers ack each message from their handler, as an application "
+      + "that acks once it has handled a message (the client's manual acks); default: the client acks after the "
+      + "handler returns.")
+  boolean manualAck;
+
   @Option(names = "--publish-window", description = "Messages each producer may have unanswered; it waits for "
       + "answers beyond (default: 64 batches, at least 10000). Set it to --batch for one request at a time, where "
       + "publish_latency_ms is the round trip rather than the wait in the queue.")
@@ -205,7 +210,7 @@ final class BenchCommand implements Callable<Integer> {
     String name = topic != null ? topic : "bench-" + UUID.randomUUID().toString().substring(0, 8);
     return new BenchRun.Plan(name, "bench", groups, messages, payload, min, burst ? min : delayMax, burst, producers,
         publishOnly ? 0 : consumers, batch, maxInFlight, level, extraWait,
-        publishWindow != null ? publishWindow : Math.max(batch * 64, 10_000), rate, linger);
+        publishWindow != null ? publishWindow : Math.max(batch * 64, 10_000), rate, linger, manualAck);
   }
 
   private ProcessCpu brokerCpu() {

@@ -92,7 +92,7 @@ record BenchReport(BenchRun.Result run, int warmupMessages, long clientCpuNanos,
         + "\"stored_before_due\":%s,\"burst_publish_margin_ms\":%s,\"burst_drain_ms\":%s,\"client_cpu_s\":%.3f,"
         + "\"client_cpu_us_per_msg\":%s,\"broker_pid\":%s,\"broker_cpu_s\":%s,\"broker_cpu_us_per_msg\":%s,"
         + "\"broker_jit_cpu_s\":%s,\"broker_jit_cpu_us_per_msg\":%s,\"broker_lateness_ms\":%s,"
-        + "\"rate\":%d,\"linger_ms\":%s,\"publish_latency_ms\":%s}",
+        + "\"rate\":%d,\"linger_ms\":%s,\"max_in_flight\":%d,\"manual_ack\":%b,\"publish_latency_ms\":%s}",
         p.groups(), warmupMessages, p.burst() ? Long.toString(p.delayMin().toMillis()) : "null",
         p.burst() ? Boolean.toString(run.storedBeforeDue()) : "null", orNull(run.burstMarginMs()),
         orNull(run.burstDrainMs()), clientCpuNanos / 1e9, perMessage(clientCpuNanos),
@@ -101,7 +101,8 @@ record BenchReport(BenchRun.Result run, int warmupMessages, long clientCpuNanos,
         brokerCpuNanos == null ? "null" : perMessage(brokerCpuNanos),
         brokerJitCpuNanos == null ? "null" : String.format(Locale.ROOT, "%.3f", brokerJitCpuNanos / 1e9),
         brokerJitCpuNanos == null ? "null" : perMessage(brokerJitCpuNanos), brokerLatenessJson(), p.rate(),
-        p.linger() == null ? "null" : Long.toString(p.linger().toMillis()), publishLatencyJson());
+        p.linger() == null ? "null" : Long.toString(p.linger().toMillis()), p.maxInFlight(), p.manualAck(),
+        publishLatencyJson());
   }
 
   private String publishLatencyJson() {

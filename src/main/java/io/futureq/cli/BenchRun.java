@@ -41,7 +41,7 @@ final class BenchRun {
    */
   record Plan(String topic, String group, int groups, int messages, int payloadBytes, Duration delayMin,
       Duration delayMax, boolean burst, int producers, int consumers, int batch, int maxInFlight,
-      AckLevel ackLevel, Duration extraWait, int publishWindow, long rate, Duration linger) {
+      AckLevel ackLevel, Duration extraWait, int publishWindow, long rate, Duration linger, boolean manualAck) {
     /**
      * The warm-up for this plan: the same producers, batch, credit, payload and ack level on its own topic, due
      * 0-1 s after publishing, not paced. It always has consumers, so it leaves nothing stored, even before a
@@ -49,7 +49,8 @@ final class BenchRun {
      */
     Plan warmup(int warmupMessages) {
       return new Plan(topic + "-warmup", group, groups, warmupMessages, payloadBytes, Duration.ZERO, WARMUP_MAX_DELAY,
-          false, producers, Math.max(1, consumers), batch, maxInFlight, ackLevel, extraWait, publishWindow, 0, linger);
+          false, producers, Math.max(1, consumers), batch, maxInFlight, ackLevel, extraWait, publishWindow, 0, linger,
+          manualAck);
     }
 
     String groupName(int g) {
@@ -159,6 +160,7 @@ final class BenchRun {
 
   private List<FutureQConsumer> subscribe() throws InterruptedException {
     List<FutureQConsumer> consumers = new ArrayList<>();
+    ConsumerOptions options = ConsumerOptions.defaults().withMaxInFlight(plan.maxInFlight());
     for (int i = 0; i < plan.consumers() * plan.groups(); i++) {
       Set<String> seenByGroup = seen.get(i / Math.max(1, plan.consumers()));
       consumers.add(client.subscribe(plan.topic(), plan.groupName(i / plan.consumers()), m -> {
@@ -172,7 +174,10 @@ final class BenchRun {
         lateness.recordValue(Math.max(0, nowUs - m.dueAtUnixMs() * 1000));
         firstDelivery.accumulateAndGet(now, Math::min);
         lastDelivery.accumulateAndGet(now, Math::max);
-      }, ConsumerOptions.defaults().withMaxInFlight(plan.maxInFlight())));
+        if (plan.manualAck()) {
+          m.ack(); // as an application acks each message once it has handled it
+        }
+      }, plan.manualAck() ? options.withManualAck() : options));
     }
     for (FutureQConsumer consumer : consumers) {
       try {

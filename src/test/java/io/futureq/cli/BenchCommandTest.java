@@ -148,6 +148,18 @@ class BenchCommandTest {
   }
 
   @Test
+  void consumersWithTheClientsDefaultCreditAckingOneByOneReceiveEveryMessageAndSaySo() {
+    // Issue 29's "client defaults" shape: credit 100, each message acked from the handler.
+    Cli.Result r = Cli.run("bench", "--server", server, "--messages", "2000", "--delay-min", "0s", "--delay-max",
+        "200ms", "--warmup", "0", "--max-in-flight", "100", "--manual-ack", "--json");
+    assertEquals(0, r.exit(), r.toString());
+    assertEquals("2000", field(r.out(), "received"), r.out());
+    assertEquals("0", field(r.out(), "missing"), r.out());
+    assertEquals("100", field(r.out(), "max_in_flight"), r.out());
+    assertEquals("true", field(r.out(), "manual_ack"), r.out());
+  }
+
+  @Test
   void rejectsAnUnknownBrokerPidBeforeRunning() {
     Cli.Result r = Cli.run("bench", "--server", server, "--broker-pid", "2147483647");
     assertEquals(2, r.exit(), r.toString());
