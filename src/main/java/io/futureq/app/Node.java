@@ -172,9 +172,8 @@ public final class Node implements AutoCloseable {
     // Only the write leader appends to the log (one entry at a time), and the replicas' barriers: the limit
     // applies in front of the leader, to what every writer on this node waits for.
     WriteQueueLimit unlimited = new WriteQueueLimit(Integer.MAX_VALUE, Long.MAX_VALUE);
-    RaftEventLog raftLog = clustered ? RaftEventLog.start(settings.raft(), store, stateMachine,
-        settings.storage().groupCommitMaxCommands(), unlimited, announcer, logMetrics::recordCommit,
-        cause -> replicaFailed(system, settings.cluster().nodeId(), cause)) : null;
+    RaftEventLog raftLog = clustered ? RaftEventLog.start(settings.raft(), store, stateMachine, unlimited, announcer,
+        logMetrics::recordCommit, cause -> replicaFailed(system, settings.cluster().nodeId(), cause)) : null;
     raftLogHolder.set(raftLog);
     if (raftLog != null) {
       CrashedMemberDowning.start(system, raftLog);

@@ -25,8 +25,7 @@ import java.util.TreeMap;
  * @param electionTimeout a follower that hears no leader for between this and twice this starts
  *     an election; failover takes about this long plus one round trip
  * @param logSegmentBytes size of one Raft log segment file; compaction deletes whole segments
- * @param maxEntryBytes largest Raft entry (one group commit); one command larger than this fails
- * @param maxOutstandingEntries group commits submitted and not yet answered, per node
+ * @param maxEntryBytes largest Raft entry (one group commit of the write leader); one command larger than this fails
  * @param join whether this node joins a running group: it then waits, without voting, until a
  *     member adds it with the admin API; {@code peers} need only name some current members
  * @param watchPeerProcesses whether this node holds a connection to each peer's Raft port to learn at once
@@ -44,7 +43,6 @@ public record RaftSettings(
     Duration electionTimeout,
     long logSegmentBytes,
     long maxEntryBytes,
-    int maxOutstandingEntries,
     boolean join,
     boolean watchPeerProcesses,
     ClusterTlsSettings tls) {
@@ -99,7 +97,6 @@ public record RaftSettings(
         r.durationIn(p + "election-timeout", Duration.ofMillis(50), Duration.ofMinutes(1)),
         r.bytesIn(p + "log-segment-size", 4L << 10, 1L << 30),
         r.bytesIn(p + "max-entry-size", 1L << 20, 1L << 30),
-        r.intIn(p + "max-outstanding-entries", 1, 1000),
         join, r.bool(p + "watch-peer-processes"), tls);
   }
 

@@ -202,6 +202,17 @@ class BrokerSettingsTest {
   }
 
   @Test
+  void aRetiredSettingIsIgnoredSoThatAnOlderConfigStillStarts() {
+    BrokerSettings s = BrokerSettings.from(with("futureq.cluster.enabled = true\n"
+        + "futureq.cluster.allow-insecure = true\n"
+        + "futureq.raft.peers { node-1 = \"127.0.0.1:50005\" }\n"
+        + "futureq.cluster.discovery.contact-points = [\"127.0.0.1:8558\"]\n"
+        + "futureq.raft.max-outstanding-entries = 16"));
+
+    assertEquals(Map.of("node-1", "127.0.0.1:50005"), s.raft().peers());
+  }
+
+  @Test
   void theNodesOfMapSettingsAreTheUsersOwnKeys() {
     BrokerSettings s = BrokerSettings.from(with("futureq.cluster.enabled = true\n"
         + "futureq.cluster.allow-insecure = true\n"

@@ -33,7 +33,6 @@ class RaftSettingsTest {
     assertEquals(Duration.ofSeconds(1), s.electionTimeout());
     assertEquals(32L << 20, s.logSegmentBytes());
     assertEquals(32L << 20, s.maxEntryBytes());
-    assertEquals(16, s.maxOutstandingEntries());
     assertFalse(s.join());
   }
 
@@ -58,8 +57,7 @@ class RaftSettingsTest {
   void everyBadValueIsReportedWithItsKey() {
     SettingsException e = assertThrows(SettingsException.class, () -> RaftSettings.from(with(
         "futureq.raft.peers = { node-2 = \"host:99999\", node-3 = \"nohost\", node-4 = 5 }\n"
-            + "futureq.raft.snapshot-threshold = 0\nfutureq.raft.request-timeout = soon\n"
-            + "futureq.raft.max-outstanding-entries = 0")));
+            + "futureq.raft.snapshot-threshold = 0\nfutureq.raft.request-timeout = soon")));
 
     String m = e.getMessage();
     assertTrue(m.contains("futureq.raft.peers.node-2: \"host:99999\" port 99999 is outside [1, 65535]"), m);
@@ -69,7 +67,6 @@ class RaftSettingsTest {
     assertTrue(m.contains("futureq.raft.address"), m);
     assertTrue(m.contains("futureq.raft.snapshot-threshold: 0 is outside"), m);
     assertTrue(m.contains("futureq.raft.request-timeout"), m);
-    assertTrue(m.contains("futureq.raft.max-outstanding-entries: 0 is outside"), m);
   }
 
   @Test

@@ -110,6 +110,13 @@ final class LeaderSubmit {
     Replies.complete(List.of(result), reply, null, Duration.ZERO, false);
   }
 
+  /** Whether a submission failed because this replica did not lead (or was not ready): its entry was not appended. */
+  static boolean notAppended(Throwable failure) {
+    Throwable cause = failure.getCause();
+    return failure instanceof LogUnavailableException
+        && (cause instanceof NotLeaderException || cause instanceof LeaderNotReadyException);
+  }
+
   private static RuntimeException translate(Throwable failure) {
     Throwable cause = Failures.cause(failure);
     if (cause instanceof StateMachineException) {

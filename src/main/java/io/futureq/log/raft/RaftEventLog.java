@@ -23,10 +23,10 @@ import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
 
 /**
- * The clustered {@link EventLog}: this node's Ratis server (one replica of the store), to which the write
- * leader's entries are submitted in-process while this replica leads ({@link LeaderSubmit}), plus a client that
- * carries the replicas' barriers to the leader ({@link EntryCommitter}). Each entry is applied by
- * {@link RatisStateMachine} on every replica, in log order.
+ * The clustered {@link EventLog}: this node's Ratis server (one replica of the store), to which the write leader's
+ * entries are submitted in-process while this replica leads ({@link LeaderSubmit}); the replica's own commands (its
+ * barriers) go to the leader one at a time, in-process when it is this replica, else through a client
+ * ({@link ReplicaSubmit}). Each entry is applied by {@link RatisStateMachine} on every replica, in log order.
  *
  * <p>Contract, beyond {@link EventLog}'s: a write leader's entry is appended only on the leading replica (else it
  * fails at once, not appended); any other command works on any node and goes to the leader. The returned stage
@@ -43,12 +43,14 @@ import org.apache.ratis.server.RaftServer;
  * and not announced again.
  */
 public final class RaftEventLog implements EventLog {
+  /** Protobuf framing of one command inside an entry: tag and length. */
+  private static final int COMMAND_FRAMING = 8;
   private final RaftSettings settings;
   private final RaftServer server;
   private final ReplicaView replica;
   private final RatisStateMachine stateMachine;
-  private final EntryCommitter committer;
   private final LeaderSubmit submissions;
+  private final ReplicaSubmit ownCommands;
   private final Membership membership;
   private final ReplicaLease lease;
   private final CatchUpSinceStart catchUp;
@@ -57,13 +59,13 @@ public final class RaftEventLog implements EventLog {
 
   /** Built by {@link ReplicaStartup} once the server runs; starts the lease and, if set, the peer watch. */
   RaftEventLog(RaftSettings settings, RaftServer server, ReplicaView replica, RatisStateMachine stateMachine,
-      EntryCommitter committer, LeaderSubmit submissions, Membership membership, EarlyElection earlyElection) {
+      LeaderSubmit submissions, ReplicaSubmit ownCommands, Membership membership, EarlyElection earlyElection) {
     this.settings = settings;
     this.submissions = submissions;
     this.server = server;
     this.replica = replica;
     this.stateMachine = stateMachine;
-    this.committer = committer;
+    this.ownCommands = ownCommands;
     this.membership = membership;
     this.lease = ReplicaLease.start(server, settings.electionTimeout(),
         () -> Barrier.applied(this, this, settings.requestTimeout()));
@@ -94,8 +96,8 @@ public final class RaftEventLog implements EventLog {
    * wait for one). The caller keeps owning {@code store} and closes it after this log.
    *
    * @param stateMachine the only writer of {@code store}, opened on it
-   * @param maxCommands most commands packed into one Raft entry
-   * @param limit what may wait to be submitted; appends beyond fail with {@link io.futureq.log.LogOverloadedException}
+   * @param limit what a follower's commands may queue for the leader; appends beyond fail with
+   *     {@link io.futureq.log.LogOverloadedException}
    * @param applyNanos told how long each applied entry took to prepare and write
    * @param onFatal told, on Ratis's apply thread, when this replica can apply no more entries (its
    *     store refuses writes, a snapshot cannot be installed, its settings disagree with the log);
@@ -105,16 +107,15 @@ public final class RaftEventLog implements EventLog {
    * @throws UncheckedIOException if the server cannot start (address in use, storage locked or corrupt)
    */
   public static RaftEventLog start(RaftSettings settings, OrderedStore store, BrokerStateMachine stateMachine,
-      int maxCommands, WriteQueueLimit limit, AppliedListener listener, LongConsumer applyNanos,
-      Consumer<Throwable> onFatal) {
-    return start(settings, store, stateMachine, maxCommands, limit, listener, applyNanos, onFatal, properties -> { });
+      WriteQueueLimit limit, AppliedListener listener, LongConsumer applyNanos, Consumer<Throwable> onFatal) {
+    return start(settings, store, stateMachine, limit, listener, applyNanos, onFatal, properties -> { });
   }
 
   /** As above; {@code tuning} may change Ratis properties, so tests can reach states such as a crash's. */
   static RaftEventLog start(RaftSettings settings, OrderedStore store, BrokerStateMachine stateMachine,
-      int maxCommands, WriteQueueLimit limit, AppliedListener listener, LongConsumer applyNanos,
-      Consumer<Throwable> onFatal, Consumer<RaftProperties> tuning) {
-    return ReplicaStartup.start(settings, store, stateMachine, maxCommands, limit, listener, applyNanos, onFatal,
+      WriteQueueLimit limit, AppliedListener listener, LongConsumer applyNanos, Consumer<Throwable> onFatal,
+      Consumer<RaftProperties> tuning) {
+    return ReplicaStartup.start(settings, store, stateMachine, limit, listener, applyNanos, onFatal,
         tuning);
   }
 
@@ -122,7 +123,8 @@ public final class RaftEventLog implements EventLog {
    * The write leader's entries ({@code LeaderEntry}) go to this node's own server in-process (see
    * {@link LeaderSubmit}), and only while this replica leads: one that reached another node's leader would be fenced
    * there anyway, and failing at once tells the writer sooner. Other commands (the replicas' barriers) go to the
-   * leader through a client, wherever it is, which retries until the request timeout.
+   * leader wherever it is, one at a time ({@link ReplicaSubmit}: in-process when it is this replica), retried until
+   * the request timeout.
    */
   @Override
   public CompletionStage<CommandResult> append(LogCommand command) {
@@ -135,8 +137,16 @@ public final class RaftEventLog implements EventLog {
     if (closed) {
       return CompletableFuture.failedFuture(new LogClosedException());
     }
+    if (command.getCommandCase() == LogCommand.CommandCase.COMMAND_NOT_SET) {
+      return CompletableFuture.failedFuture(new IllegalArgumentException("log command without a body: " + command));
+    }
+    int bytes = command.getSerializedSize() + COMMAND_FRAMING;
+    if (bytes > settings.maxEntryBytes()) {
+      return CompletableFuture.failedFuture(new IllegalArgumentException("a log command of " + bytes
+          + " bytes exceeds futureq.raft.max-entry-size (" + settings.maxEntryBytes() + " bytes)"));
+    }
     if (command.getCommandCase() != LogCommand.CommandCase.LEADER_ENTRY) {
-      return committer.append(command);
+      return ownCommands.submit(command, bytes);
     }
     if (!leading()) {
       return CompletableFuture.failedFuture(new LogUnavailableException("this node's Raft replica does not lead: "
@@ -145,9 +155,9 @@ public final class RaftEventLog implements EventLog {
     return submissions.submit(command, onLeaderDisk);
   }
 
-  /** How many of this node's entries were first sent to {@code peer} (tests). */
+  /** How many of this node's own commands (not the write leader's) went to {@code peer} first (tests). */
   long entriesSentTo(String peer) {
-    return committer.entriesSentTo(RaftPeerId.valueOf(peer));
+    return ownCommands.sentTo(RaftPeerId.valueOf(peer));
   }
 
   /**
@@ -273,7 +283,7 @@ public final class RaftEventLog implements EventLog {
     peers.close();
     lease.close();
     try {
-      committer.close();
+      ownCommands.close();
       membership.close();
     } finally {
       try {

@@ -138,7 +138,6 @@ final class RaftServerFactory {
     RaftServerConfigKeys.Log.setQueueByteLimit(p, SizeInBytes.valueOf(Math.max(entry * 2, 64L << 20)));
     GrpcConfigKeys.setMessageSizeMax(p, SizeInBytes.valueOf(entry + FRAMING_BYTES));
 
-    RaftClientConfigKeys.Async.setOutstandingRequestsMax(p, settings.maxOutstandingEntries());
     // The warm-up request a client sends by default would retry on its own while no leader exists.
     RaftClientConfigKeys.Async.Experimental.setSendDummyRequest(p, false);
     Duration attempt = settings.requestTimeout().compareTo(ATTEMPT_TIMEOUT) < 0 ? settings.requestTimeout()

@@ -19,15 +19,15 @@ import org.apache.ratis.server.RaftServer;
 /**
  * How {@link RaftEventLog#start} brings this node's replica up: it checks that the store and the Raft storage
  * belong together, starts the Ratis server over a {@link RatisStateMachine}, and builds what the log needs around
- * it (the in-process leader submissions, the committer's clients, membership, the early election). If any step
- * fails, the server is closed again, so a failed start leaves no server running.
+ * it (the in-process leader submissions, the replica's own submissions, membership, the early
+ * election). If any step fails, the server is closed again, so a failed start leaves no server running.
  */
 final class ReplicaStartup {
   private ReplicaStartup() {}
 
   /** See {@link RaftEventLog#start}; {@code tuning} may change Ratis properties before the server is built. */
   static RaftEventLog start(RaftSettings settings, OrderedStore store, BrokerStateMachine stateMachine,
-      int maxCommands, WriteQueueLimit limit, AppliedListener listener, LongConsumer applyNanos,
+      WriteQueueLimit limit, AppliedListener listener, LongConsumer applyNanos,
       Consumer<Throwable> onFatal, Consumer<RaftProperties> tuning) {
     if (stateMachine.appliedIndex() > 0 && !Files.isDirectory(RaftServerFactory.groupDir(settings))) {
       throw new IllegalStateException("the store has applied log index " + stateMachine.appliedIndex()
@@ -46,13 +46,12 @@ final class ReplicaStartup {
       RaftServer started = server;
       Supplier<RaftGroup> group = () -> RaftServerFactory.currentGroup(started, settings);
       ReplicaView replica = new ReplicaView(started, settings.nodeId(), ratis::appliedIndex);
-      EntryCommitter committer = new EntryCommitter(leader -> {
+      ReplicaSubmit ownCommands = new ReplicaSubmit(leader -> {
         RaftGroup current = group.get();
         return RaftServerFactory.client(settings, properties, current,
             leader != null && current.getPeer(leader) != null ? leader : null);
-      }, replica::leader, maxCommands, settings.maxEntryBytes(), settings.maxOutstandingEntries(),
-          settings.requestTimeout(), limit);
-      return new RaftEventLog(settings, server, replica, ratis, committer, submissions,
+      }, replica, submissions, settings.requestTimeout(), limit);
+      return new RaftEventLog(settings, server, replica, ratis, submissions, ownCommands,
           new Membership(server, group, properties, RaftServerFactory.parameters(settings.tls()),
               settings.requestTimeout()),
           new EarlyElection(server, properties, RaftServerFactory.parameters(settings.tls())));

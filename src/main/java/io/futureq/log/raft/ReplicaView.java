@@ -45,6 +45,21 @@ final class ReplicaView {
     }
   }
 
+  /** This node's id. */
+  String nodeId() {
+    return nodeId;
+  }
+
+  /** Whether this replica leads and has applied its term's first entry, so it takes entries; false once stopped. */
+  boolean leaderReady() {
+    try {
+      DivisionInfo info = division().getInfo();
+      return info.isAlive() && info.isLeaderReady();
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
   /** Whether this replica leads the group now; false once stopped. */
   boolean leading() {
     try {

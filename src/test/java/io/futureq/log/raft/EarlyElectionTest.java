@@ -68,16 +68,16 @@ class EarlyElectionTest {
   }
 
   /**
-   * A node's entries go through a Raft client, which learns of a new leader only when a request fails: the new
-   * leader's first entries (its write leader's recovery barrier) went to the dead leader first, and waited out a
-   * retry pause. The replica's own news of the election aims the client at the new leader before it sends.
+   * A follower's commands go through a Raft client, which learns of a new leader only when a request fails: sent to
+   * a dead leader, they waited out a retry pause first. The replica's own news of the election aims the client at
+   * the new leader before it sends; and the new leader submits its own commands in-process, to no client at all.
    */
   @Test
-  void noEntryOfTheNewLeaderGoesToTheDeadOne() {
+  void noCommandOfASurvivorGoesToTheDeadLeader() {
     cluster = RaftCluster.start(dir, 3, ELECTION_TIMEOUT, true, EarlyElectionTest::quickFirstElection);
     RaftNode leader = cluster.awaitLeader();
     for (RaftNode node : cluster.running()) {
-      // every node's client has sent to the leader, so each has it as the leader
+      // every follower's client has sent to the leader, so each has it as the leader
       RaftCluster.append(node, store(message(TOPIC, "through-" + node.id(), 1)));
     }
     cluster.awaitConverged();
@@ -88,12 +88,21 @@ class EarlyElectionTest {
     List<RaftNode> survivors = cluster.running();
     RaftNode next = RaftCluster.await("a new leader", () -> survivors.stream()
         .filter(n -> n.status().role() == RaftStatus.Role.LEADER).findFirst().orElse(null));
+    RaftNode follower = survivors.stream().filter(n -> n != next).findFirst().orElseThrow();
+    RaftCluster.await("the follower knows the new leader",
+        () -> next.id().equals(follower.status().leaderId()) ? true : null);
+    long fromTheLeaderItself = next.log().entriesSentTo(next.id());
+    long fromTheFollower = follower.log().entriesSentTo(next.id());
     RaftCluster.append(next, store(message(TOPIC, "after", 2)));
+    RaftCluster.append(follower, store(message(TOPIC, "after-follower", 2)));
     cluster.awaitConverged();
 
-    assertEquals(sentToTheDeadOne.get(next.id()), next.log().entriesSentTo(leader.id()),
-        "entries of the new leader were sent to the dead one first");
-    assertTrue(next.log().entriesSentTo(next.id()) > 0);
+    for (RaftNode survivor : survivors) {
+      assertEquals(sentToTheDeadOne.get(survivor.id()), survivor.log().entriesSentTo(leader.id()),
+          "commands of " + survivor.id() + " were sent to the dead leader first");
+    }
+    assertEquals(fromTheLeaderItself + 1, next.log().entriesSentTo(next.id()), "the new leader submits in-process");
+    assertEquals(fromTheFollower + 1, follower.log().entriesSentTo(next.id()));
   }
 
   /**

@@ -98,7 +98,7 @@ final class RaftCluster implements AutoCloseable {
       long segmentBytes, Duration requestTimeout, Duration electionTimeout, boolean watchPeerProcesses, boolean join,
       ClusterTlsSettings tls) {
     return new RaftSettings(id, peers.get(id), peers, raftDir, snapshotThreshold, requestTimeout,
-        electionTimeout, segmentBytes, 4L << 20, 8, join, watchPeerProcesses, tls);
+        electionTimeout, segmentBytes, 4L << 20, join, watchPeerProcesses, tls);
   }
 
   /** Starts a new node {@code id} on a free port, set to join the group that {@code members} belong to. */

@@ -266,15 +266,15 @@ class RaftEventLogTest {
     node.stop();
     node.limitQueue(limit);
     node.start();
-    // Fill the pipeline: each append is submitted at once until every outstanding slot waits for a leader.
+    // The sending thread takes the first append and waits for a leader; the next ones queue.
     int submitted = 0;
     while (true) {
       node.log().append(store(message(TOPIC, "submitted-" + submitted++, 0)));
-      Thread.sleep(100); // a sleep: an append still queued 100 ms on is one the committer is not taking
+      Thread.sleep(100); // a sleep: an append still queued 100 ms on is one the sending thread is not taking
       if (limit.queuedCommands() > 0) {
-        break; // this one waits in the queue: the committer is blocked
+        break; // this one waits in the queue: the sending thread is blocked
       }
-      assertTrue(submitted < 100, "the committer never blocked");
+      assertTrue(submitted < 100, "the sending thread never blocked");
     }
     List<CompletableFuture<CommandResult>> queued = new ArrayList<>();
     for (int i = 0; i < 3; i++) {

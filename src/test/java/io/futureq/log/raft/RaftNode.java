@@ -75,7 +75,7 @@ final class RaftNode implements AutoCloseable {
           replacements.add(appliedIndex);
         }
       };
-      log = RaftEventLog.start(settings, store, machine, 256, limit, listener, afterEachApply, fatal::set, tuning);
+      log = RaftEventLog.start(settings, store, machine, limit, listener, afterEachApply, fatal::set, tuning);
     } catch (RuntimeException e) {
       store.close();
       throw e;
