@@ -40,8 +40,12 @@ import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
  * surely not appended; otherwise it may still be committed by the next leader.
  */
 final class LeaderSubmit {
-  /** What a submitted entry waits for: its result, and (when set) the moment the leader's log has it on disk. */
-  record Submitted(CompletableFuture<CommandResult> result, CompletableFuture<LeaderAck> onLeaderDisk) {}
+  /**
+   * A submitted entry's one command, which this node applies as it is rather than parse it back from the entry's
+   * bytes, and what it waits for: its result, and (when set) the moment the leader's log has it on disk.
+   */
+  record Submitted(LogCommand command, CompletableFuture<CommandResult> result,
+      CompletableFuture<LeaderAck> onLeaderDisk) {}
 
   private final RaftPeerId self;
   private final Duration timeout;
@@ -64,7 +68,7 @@ final class LeaderSubmit {
 
   CompletionStage<CommandResult> submit(LogCommand command, CompletableFuture<LeaderAck> onLeaderDisk) {
     long callId = callIds.incrementAndGet();
-    Submitted submitted = new Submitted(new CompletableFuture<>(), onLeaderDisk);
+    Submitted submitted = new Submitted(command, new CompletableFuture<>(), onLeaderDisk);
     unclaimed.put(callId, submitted);
     byte[] entry = LogEntry.newBuilder().addCommands(command).build().toByteArray();
     RaftClientRequest request = RaftClientRequest.newBuilder().setClientId(clientId).setServerId(self)

@@ -297,11 +297,13 @@ final class RatisStateMachine extends BaseStateMachine {
       return CompletableFuture.completedFuture(REPLAYED);
     }
     long start = System.nanoTime();
+    LeaderSubmit.Submitted submitted = trx.getStateMachineContext() instanceof LeaderSubmit.Submitted s ? s : null;
     List<LogCommand> commands;
     BrokerStateMachine.Prepared prepared;
     try {
-      commands = LogEntry.parseFrom(entry.getStateMachineLogEntry().getLogData().asReadOnlyByteBuffer())
-          .getCommandsList();
+      // This node's own submission is applied from the command its bytes were encoded from, not parsed back.
+      commands = submitted != null ? List.of(submitted.command())
+          : LogEntry.parseFrom(entry.getStateMachineLogEntry().getLogData().asReadOnlyByteBuffer()).getCommandsList();
       prepared = machine.prepare(index, termIndex.getTerm(), commands);
     } catch (InvalidProtocolBufferException | IllegalArgumentException e) {
       // Deterministic: every replica rejects this entry the same way, so skipping it keeps them equal.
@@ -329,9 +331,14 @@ final class RatisStateMachine extends BaseStateMachine {
     // After the announcements, as in LocalEventLog: whoever waits for this index finds them ahead of
     // its own messages in the topics' mailboxes.
     waiters.advance(index);
-    // This node's own submission gets the results as they are; a client elsewhere gets them encoded.
-    if (trx.getStateMachineContext() instanceof LeaderSubmit.Submitted submitted) {
+    // This node's own submission gets the results as they are. A client's command (a replica's barrier) gets them
+    // encoded, on every replica: Ratis keeps each replica's reply for a client that sends its request again to the
+    // next leader. A write leader's entry is only ever submitted in-process, so no client waits for its results.
+    if (submitted != null) {
       LeaderSubmit.applied(submitted, results);
+      return CompletableFuture.completedFuture(Message.EMPTY);
+    }
+    if (commands.size() == 1 && commands.get(0).hasLeaderEntry()) {
       return CompletableFuture.completedFuture(Message.EMPTY);
     }
     return CompletableFuture.completedFuture(LeaderSubmit.encoded(results));

@@ -44,10 +44,11 @@ final class Replies {
       appends.forEach(a -> a.completeExceptionally(error));
       return;
     }
-    if (encoded.getReplayed()) {
+    // Empty: a write leader's entry, whose results only its submission on the leader's node gets, in memory.
+    if (encoded.getReplayed() || reply.getMessage().getContent().isEmpty()) {
       LogUnavailableException error = new LogUnavailableException("Raft entry " + reply.getLogIndex()
-          + " was applied before its leader restarted, which no longer has its results; retry to learn them "
-          + "(messages with a key are not stored twice)", null);
+          + " was applied, but its results were not kept for this request (applied before a restart, or a write "
+          + "leader's entry); retry to learn them (messages with a key are not stored twice)", null);
       appends.forEach(a -> a.completeExceptionally(error));
       return;
     }
