@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Checks a release distribution as a newcomer would use it: unpacks TARBALL into a fresh directory, starts
+# `bin/futureq server` from it with a Java runtime and no Maven (an `mvn` on PATH that fails if called), publishes
+# a message and consumes it with the distribution's own CLI, then stops the broker. Also checks that every jar in
+# lib/ is listed in licenses/THIRD-PARTY.md. Run by `mvn verify` after the tarball is built; exits non-zero, saying
+# what failed, otherwise.
+#
+# Usage: scripts/dist-smoke.sh TARBALL [API-PORT]
+#   API-PORT   the broker's gRPC port (default 18443); the management and metrics ports follow it (+1, +2)
+set -euo pipefail
+TARBALL="$1"
+PORT="${2:-18443}"
+WORK="$(mktemp -d /tmp/futureq-dist.XXXXXX)"
+SERVER_PID=""
+cleanup() {
+  [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+fail() { echo "dist-smoke: $*" >&2; [ -f "$WORK/server.log" ] && tail -20 "$WORK/server.log" >&2; exit 1; }
+
+tar -xzf "$TARBALL" -C "$WORK"
+DIST="$(find "$WORK" -mindepth 1 -maxdepth 1 -type d -name 'futureq-*')"
+[ -n "$DIST" ] || fail "no futureq-VERSION directory in $TARBALL"
+for path in bin/futureq conf/futureq.conf lib/futureq.jar README.md licenses/THIRD-PARTY.md; do
+  [ -e "$DIST/$path" ] || fail "$path missing from the distribution"
+done
+[ -x "$DIST/bin/futureq" ] || fail "bin/futureq is not executable"
+for jar in "$DIST"/lib/*.jar; do
+  name="$(basename "$jar")"
+  [ "$name" = futureq.jar ] || grep -qF "\`$name\`" "$DIST/licenses/THIRD-PARTY.md" \
+    || fail "lib/$name is not in licenses/THIRD-PARTY.md (run scripts/third-party-licenses.py)"
+done
+
+# No Maven: the launcher of a distribution must not build anything.
+mkdir -p "$WORK/no-maven"
+printf '#!/bin/sh\necho "dist-smoke: the launcher called mvn" >&2\nexit 97\n' > "$WORK/no-maven/mvn"
+chmod +x "$WORK/no-maven/mvn"
+export PATH="$WORK/no-maven:$PATH"
+
+cat > "$WORK/smoke.conf" <<CONF
+futureq.api.port = $PORT
+futureq.management.port = $((PORT + 1))
+futureq.metrics.port = $((PORT + 2))
+futureq.storage.data-dir = "$WORK/data"
+CONF
+"$DIST/bin/futureq" server --config "$WORK/smoke.conf" > "$WORK/server.log" 2>&1 &
+SERVER_PID=$!
+SERVER="127.0.0.1:$PORT"
+published=""
+for _ in $(seq 1 120); do
+  kill -0 "$SERVER_PID" 2>/dev/null || fail "the broker exited"
+  if published="$("$DIST/bin/futureq" publish --server "$SERVER" --topic smoke "hello from the tarball" 2>/dev/null)"; then
+    break
+  fi
+  published=""
+  sleep 1
+done
+[ -n "$published" ] || fail "no publish was accepted within 120 s"
+consumed="$(timeout 60 "$DIST/bin/futureq" consume --server "$SERVER" --topic smoke --group smoke --count 1)" \
+  || fail "consume failed or timed out"
+echo "$consumed" | grep -qF "hello from the tarball" || fail "consumed something else: $consumed"
+echo "dist-smoke: $(basename "$TARBALL") ran a broker without Maven; published $published and consumed it"
