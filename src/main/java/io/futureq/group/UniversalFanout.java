@@ -43,6 +43,8 @@ public final class UniversalFanout extends AbstractBehavior<ConsumerGroup.Comman
   private final DeliveryLateness.Recorder lateness;
   private boolean inFlightTimerArmed;
   private final ReplicaCatchUp catchUp;
+  private final AckReport acked;
+  private boolean pumpQueued;
 
   private UniversalFanout(ActorContext<ConsumerGroup.Command> ctx, TimerScheduler<ConsumerGroup.Command> timers,
       GroupContext gc, byte[] startAfter) {
@@ -53,6 +55,7 @@ public final class UniversalFanout extends AbstractBehavior<ConsumerGroup.Comman
     this.metrics = new GroupMetrics(gc.topic(), gc.group());
     this.lateness = new DeliveryLateness.Recorder(metrics.lateness);
     this.catchUp = new ReplicaCatchUp(gc, ctx.getSelf());
+    this.acked = new AckReport(gc);
   }
 
   @Override
@@ -66,6 +69,11 @@ public final class UniversalFanout extends AbstractBehavior<ConsumerGroup.Comman
         .onMessage(ConsumerGroup.GetStats.class, this::onGetStats)
         .onMessage(ConsumerGroup.ConsumerLeft.class, this::onSubscriberLeft)
         .onMessage(ConsumerGroup.Wake.class, w -> pump())
+        .onMessage(ConsumerGroup.PumpQueued.class, q -> {
+          pumpQueued = false;
+          acked.send();
+          return pump();
+        })
         .onMessage(ConsumerGroup.InFlightDue.class, this::onInFlightDue)
         .onMessage(ConsumerGroup.ReplicaRecheck.class, r -> pump())
         .onMessage(ConsumerGroup.Settle.class, s -> {
@@ -77,6 +85,7 @@ public final class UniversalFanout extends AbstractBehavior<ConsumerGroup.Comman
           return pump();
         })
         .onSignal(PostStop.class, s -> {
+          acked.send();
           feed.stop();
           return this;
         })
@@ -101,23 +110,27 @@ public final class UniversalFanout extends AbstractBehavior<ConsumerGroup.Comman
   }
 
   private Behavior<ConsumerGroup.Command> onAck(ConsumerGroup.AckDeliveries ack) {
-    List<byte[]> done = new ArrayList<>();
-    boolean keyed = false;
-    for (InFlightTable.Entry<LiveConsumer> e : take(ack.consumer(), ack.tags())) {
-      done.add(e.message.storageKey());
-      keyed |= !e.message.message().getKey().isEmpty();
+    List<InFlightTable.Entry<LiveConsumer>> taken = take(ack.consumer(), ack.tags());
+    for (int i = 0; i < taken.size(); i++) {
+      acked.add(taken.get(i).message);
     }
-    metrics.acked.increment(done.size());
-    if (!done.isEmpty()) {
-      gc.ackSink().tell(new ConsumerGroup.Acked(gc.group(), done, keyed));
-    }
-    return pump();
+    metrics.acked.increment(taken.size());
+    return pumpSoon();
   }
 
   /** A nack only gives the credit back: copies are not redelivered. */
   private Behavior<ConsumerGroup.Command> settle(ActorRef<SubscriberSession.Command> consumer, TagRanges tags) {
     metrics.nacked.increment(take(consumer, tags).size());
-    return pump();
+    return pumpSoon();
+  }
+
+  /** As in {@link ConsumerGroup}: one pump for the acks and nacks already waiting, not one per frame. */
+  private Behavior<ConsumerGroup.Command> pumpSoon() {
+    if (!pumpQueued) {
+      pumpQueued = true;
+      getContext().getSelf().tell(new ConsumerGroup.PumpQueued());
+    }
+    return this;
   }
 
   private List<InFlightTable.Entry<LiveConsumer>> take(ActorRef<SubscriberSession.Command> session, TagRanges tags) {

@@ -61,6 +61,60 @@ class SubscriberSessionTest {
     group.expectNoMessage(Duration.ofMillis(100));
   }
 
+  /**
+   * A client that acks one tag per frame (any gRPC client may) costs the group one message per batch of frames,
+   * not one per frame. The frames here wait in the session until its group is attached, so the test knows they
+   * are all there when it turns to them, as they are in a busy session's mailbox.
+   */
+  @Test
+  void acksOfFramesWaitingTogetherReachTheGroupAsOneMessageOfRanges() {
+    TestProbe<ConsumerGroup.Command> group = testKit.createTestProbe();
+    CompletableFuture<ActorRef<ConsumerGroup.Command>> attached = new CompletableFuture<>();
+    TestProbe<SubscriberSession.Output> out = testKit.createTestProbe();
+    ActorRef<SubscriberSession.Command> session = testKit.spawn(SubscriberSession.create(
+        new SubscriberSession.Init("orders", "billing", 10, Duration.ofMillis(100)), (topic, name, add) -> attached,
+        out.ref()));
+    session.tell(new SubscriberSession.Deliver(List.of(delivery(1), delivery(2), delivery(3), delivery(4),
+        delivery(5), delivery(6))));
+    out.expectMessageClass(SubscriberSession.Subscribed.class, WAIT);
+    out.expectMessageClass(SubscriberSession.Emit.class, WAIT);
+
+    for (long tag = 1; tag <= 4; tag++) {
+      session.tell(new SubscriberSession.Ack(TagRanges.of(tag, tag)));
+    }
+    session.tell(new SubscriberSession.Ack(TagRanges.of(6, 6)));
+    session.tell(new SubscriberSession.Deliver(List.of(delivery(7))));
+    out.expectMessageClass(SubscriberSession.Emit.class, WAIT);
+    attached.complete(group.ref());
+
+    ConsumerGroup.AckDeliveries ack = group.expectMessageClass(ConsumerGroup.AckDeliveries.class, WAIT);
+    assertEquals(new TagRanges(new long[] {1, 4, 6, 6}), ack.tags());
+    assertEquals(session, ack.consumer());
+    group.expectNoMessage(Duration.ofMillis(200));
+  }
+
+  @Test
+  void aNackReachesTheGroupAfterTheAcksSentBeforeItAndBeforeThoseAfterIt() {
+    TestProbe<ConsumerGroup.Command> group = testKit.createTestProbe();
+    CompletableFuture<ActorRef<ConsumerGroup.Command>> attached = new CompletableFuture<>();
+    TestProbe<SubscriberSession.Output> out = testKit.createTestProbe();
+    ActorRef<SubscriberSession.Command> session = testKit.spawn(SubscriberSession.create(
+        new SubscriberSession.Init("orders", "billing", 10, Duration.ofMillis(100)), (topic, name, add) -> attached,
+        out.ref()));
+    session.tell(new SubscriberSession.Deliver(List.of(delivery(1), delivery(2), delivery(3))));
+    out.expectMessageClass(SubscriberSession.Subscribed.class, WAIT);
+    out.expectMessageClass(SubscriberSession.Emit.class, WAIT);
+
+    session.tell(new SubscriberSession.Ack(TagRanges.of(1, 1)));
+    session.tell(new SubscriberSession.Nack(TagRanges.of(2, 2), Duration.ZERO));
+    session.tell(new SubscriberSession.Ack(TagRanges.of(3, 3)));
+    attached.complete(group.ref());
+
+    assertEquals(TagRanges.of(1, 1), group.expectMessageClass(ConsumerGroup.AckDeliveries.class, WAIT).tags());
+    assertEquals(TagRanges.of(2, 2), group.expectMessageClass(ConsumerGroup.NackDeliveries.class, WAIT).tags());
+    assertEquals(TagRanges.of(3, 3), group.expectMessageClass(ConsumerGroup.AckDeliveries.class, WAIT).tags());
+  }
+
   @Test
   void afterItsGroupIsLostTheSessionRejoinsNumberingOnAndDropsAcksOfTheOldTags() throws InterruptedException {
     Groups groups = new Groups();
