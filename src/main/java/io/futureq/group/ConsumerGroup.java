@@ -33,11 +33,12 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
   public sealed interface Command extends CborSerializable {}
 
   /**
-   * Adds a consumer that may hold {@code maxInFlight} deliveries; its deliveries are tagged from
-   * {@code firstTag} on (a consumer added again keeps its numbering).
+   * Adds a consumer that may hold {@code maxInFlight} deliveries and {@code maxInFlightBytes} payload bytes (0: no
+   * bound in bytes, as a node of an older version sends it); its deliveries are tagged from {@code firstTag} on (a
+   * consumer added again keeps its numbering).
    */
-  public record AddConsumer(ActorRef<SubscriberSession.Command> consumer, int maxInFlight, long firstTag)
-      implements Command {}
+  public record AddConsumer(ActorRef<SubscriberSession.Command> consumer, int maxInFlight, long maxInFlightBytes,
+      long firstTag) implements Command {}
 
   /** The consumer is done with these deliveries. Tags it never received, or already settled, are ignored. */
   public record AckDeliveries(ActorRef<SubscriberSession.Command> consumer, TagRanges tags) implements Command {}
@@ -182,7 +183,7 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
     if (!bySession.containsKey(add.consumer())) {
       LiveConsumer consumer = new LiveConsumer(add.consumer(), add.firstTag());
       bySession.put(add.consumer(), consumer);
-      consumers.add(consumer, add.maxInFlight());
+      consumers.add(consumer, add.maxInFlight(), add.maxInFlightBytes());
       getContext().watchWith(add.consumer(), new ConsumerLeft(add.consumer()));
     }
     return pump();
@@ -333,7 +334,13 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
         deadLetter(p, now);
         continue;
       }
-      deliver(consumers.take(), p, now, nowUs);
+      LiveConsumer consumer = consumers.take(p.message().payloadBytes());
+      if (consumer == null) {
+        // No consumer has room for its bytes yet: it waits, first in line, for acks.
+        feed.ready.addFirst(p);
+        break;
+      }
+      deliver(consumer, p, now, nowUs);
     }
     sendOutbox();
     feed.askIfLow(!consumers.isEmpty());

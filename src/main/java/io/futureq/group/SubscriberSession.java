@@ -66,7 +66,7 @@ public final class SubscriberSession {
   public sealed interface Output {}
 
   /** The consumer is in its group: deliveries may follow. */
-  public record Subscribed(String topic, String group, int maxInFlight) implements Output {}
+  public record Subscribed(String topic, String group, int maxInFlight, long maxInFlightBytes) implements Output {}
 
   public record Emit(List<GroupDelivery> deliveries) implements Output {}
 
@@ -74,8 +74,8 @@ public final class SubscriberSession {
 
   public record Fail(Refusal refusal) implements Output {}
 
-  /** A validated init frame. */
-  public record Init(String topic, String group, int maxInFlight, Duration rejoinDelay) {}
+  /** A validated init frame, with the credit in force (messages and payload bytes held unacked). */
+  public record Init(String topic, String group, int maxInFlight, long maxInFlightBytes, Duration rejoinDelay) {}
 
   public static Behavior<Command> create(Init init, GroupDirectory directory, ActorRef<Output> out) {
     return Behaviors.setup(ctx -> new SubscriberSession(ctx, init, directory, out).joining(0));
@@ -106,7 +106,8 @@ public final class SubscriberSession {
   }
 
   private Behavior<Command> joining(int attempt) {
-    ConsumerGroup.AddConsumer add = new ConsumerGroup.AddConsumer(ctx.getSelf(), init.maxInFlight(), attachedFrom);
+    ConsumerGroup.AddConsumer add =
+        new ConsumerGroup.AddConsumer(ctx.getSelf(), init.maxInFlight(), init.maxInFlightBytes(), attachedFrom);
     ctx.pipeToSelf(directory.attach(init.topic(), init.group(), add), Attached::new);
     return whileWaiting(Behaviors.receive(Command.class).onMessage(Attached.class, a -> onAttached(a, attempt)));
   }
@@ -255,7 +256,7 @@ public final class SubscriberSession {
   private void announceSubscribed() {
     if (!subscribed) {
       subscribed = true;
-      out.tell(new Subscribed(init.topic(), init.group(), init.maxInFlight()));
+      out.tell(new Subscribed(init.topic(), init.group(), init.maxInFlight(), init.maxInFlightBytes()));
     }
   }
 

@@ -45,6 +45,8 @@ public final class UniversalFanout extends AbstractBehavior<ConsumerGroup.Comman
   private final ReplicaCatchUp catchUp;
   private final AckReport acked;
   private boolean pumpQueued;
+  /** Copies made so far: tells whether a message found any subscriber with room. */
+  private int queuedCopies;
 
   private UniversalFanout(ActorContext<ConsumerGroup.Command> ctx, TimerScheduler<ConsumerGroup.Command> timers,
       GroupContext gc, byte[] startAfter) {
@@ -104,7 +106,7 @@ public final class UniversalFanout extends AbstractBehavior<ConsumerGroup.Comman
     }
     LiveConsumer subscriber = new LiveConsumer(add.consumer(), add.firstTag());
     bySession.put(add.consumer(), subscriber);
-    subscribers.add(subscriber, add.maxInFlight());
+    subscribers.add(subscriber, add.maxInFlight(), add.maxInFlightBytes());
     getContext().watchWith(add.consumer(), new ConsumerGroup.ConsumerLeft(add.consumer()));
     return pump();
   }
@@ -142,7 +144,11 @@ public final class UniversalFanout extends AbstractBehavior<ConsumerGroup.Comman
     for (int r = 0; r < tags.size(); r++) {
       taken.addAll(inFlight.removeRange(consumer, tags.first(r), tags.last(r)));
     }
-    taken.forEach(e -> subscribers.release(consumer));
+    long bytes = 0;
+    for (int i = 0; i < taken.size(); i++) {
+      bytes += taken.get(i).message.payloadBytes();
+    }
+    subscribers.release(consumer, taken.size(), bytes);
     metrics.inFlight.decrement(taken.size());
     return taken;
   }
@@ -177,7 +183,7 @@ public final class UniversalFanout extends AbstractBehavior<ConsumerGroup.Comman
   private Behavior<ConsumerGroup.Command> onInFlightDue(ConsumerGroup.InFlightDue due) {
     inFlightTimerArmed = false;
     for (InFlightTable.Entry<LiveConsumer> e : inFlight.removeExpired(System.currentTimeMillis())) {
-      subscribers.release(e.consumer);
+      subscribers.release(e.consumer, 1, e.message.payloadBytes());
       metrics.inFlight.decrement();
     }
     armInFlightTimer(inFlight.earliestDeadline());
@@ -200,8 +206,10 @@ public final class UniversalFanout extends AbstractBehavior<ConsumerGroup.Comman
     Pending next;
     while (subscribers.anyCredit() && (next = feed.nextDue(now)) != null) {
       Pending p = next;
-      if (!p.message().expiredAt(now)) {
-        subscribers.takeEach(s -> copy(s, p, now, nowUs));
+      if (!p.message().expiredAt(now) && !copyToEach(p, now, nowUs)) {
+        // No subscriber has room for its bytes yet: it waits, first in line, for acks.
+        feed.ready.addFirst(p);
+        break;
       }
     }
     queued.forEach(LiveConsumer::flush);
@@ -210,7 +218,15 @@ public final class UniversalFanout extends AbstractBehavior<ConsumerGroup.Comman
     return this;
   }
 
+  /** Copies to each subscriber with room for the message; false if none had room. */
+  private boolean copyToEach(Pending p, long now, long nowUs) {
+    int before = queuedCopies;
+    subscribers.takeEach(p.message().payloadBytes(), s -> copy(s, p, now, nowUs));
+    return queuedCopies != before;
+  }
+
   private void copy(LiveConsumer subscriber, Pending p, long now, long nowUs) {
+    queuedCopies++;
     long deadline = now + gc.settings().inFlightTimeout().toMillis();
     if (subscriber.outbox.isEmpty()) {
       queued.add(subscriber);

@@ -72,8 +72,8 @@ class SubscriberSessionTest {
     CompletableFuture<ActorRef<ConsumerGroup.Command>> attached = new CompletableFuture<>();
     TestProbe<SubscriberSession.Output> out = testKit.createTestProbe();
     ActorRef<SubscriberSession.Command> session = testKit.spawn(SubscriberSession.create(
-        new SubscriberSession.Init("orders", "billing", 10, Duration.ofMillis(100)), (topic, name, add) -> attached,
-        out.ref()));
+        new SubscriberSession.Init("orders", "billing", 10, 4096, Duration.ofMillis(100)),
+        (topic, name, add) -> attached, out.ref()));
     session.tell(new SubscriberSession.Deliver(List.of(delivery(1), delivery(2), delivery(3), delivery(4),
         delivery(5), delivery(6))));
     out.expectMessageClass(SubscriberSession.Subscribed.class, WAIT);
@@ -99,8 +99,8 @@ class SubscriberSessionTest {
     CompletableFuture<ActorRef<ConsumerGroup.Command>> attached = new CompletableFuture<>();
     TestProbe<SubscriberSession.Output> out = testKit.createTestProbe();
     ActorRef<SubscriberSession.Command> session = testKit.spawn(SubscriberSession.create(
-        new SubscriberSession.Init("orders", "billing", 10, Duration.ofMillis(100)), (topic, name, add) -> attached,
-        out.ref()));
+        new SubscriberSession.Init("orders", "billing", 10, 4096, Duration.ofMillis(100)),
+        (topic, name, add) -> attached, out.ref()));
     session.tell(new SubscriberSession.Deliver(List.of(delivery(1), delivery(2), delivery(3))));
     out.expectMessageClass(SubscriberSession.Subscribed.class, WAIT);
     out.expectMessageClass(SubscriberSession.Emit.class, WAIT);
@@ -152,7 +152,7 @@ class SubscriberSessionTest {
     ActorRef<SubscriberSession.Command> session = start(groups, out);
 
     SubscriberSession.Subscribed subscribed = out.expectMessageClass(SubscriberSession.Subscribed.class, WAIT);
-    assertEquals(new SubscriberSession.Subscribed("orders", "billing", 10), subscribed);
+    assertEquals(new SubscriberSession.Subscribed("orders", "billing", 10, 4096), subscribed);
     SubscriberSession.Refusal refusal = new SubscriberSession.Refusal(SubscriberSession.Reason.OVER_LIMIT, "full");
     session.tell(new SubscriberSession.Refuse(refusal));
     assertEquals(refusal, out.expectMessageClass(SubscriberSession.Fail.class, WAIT).refusal());
@@ -164,12 +164,12 @@ class SubscriberSessionTest {
     CompletableFuture<ActorRef<ConsumerGroup.Command>> attached = new CompletableFuture<>();
     TestProbe<SubscriberSession.Output> out = testKit.createTestProbe();
     ActorRef<SubscriberSession.Command> session = testKit.spawn(SubscriberSession.create(
-        new SubscriberSession.Init("orders", "billing", 10, Duration.ofMillis(100)), (topic, name, add) -> attached,
-        out.ref()));
+        new SubscriberSession.Init("orders", "billing", 10, 4096, Duration.ofMillis(100)),
+        (topic, name, add) -> attached, out.ref()));
 
     // The group took the consumer and delivers its due backlog before the attach reply reaches the session.
     session.tell(new SubscriberSession.Deliver(List.of(delivery(1), delivery(2))));
-    assertEquals(new SubscriberSession.Subscribed("orders", "billing", 10),
+    assertEquals(new SubscriberSession.Subscribed("orders", "billing", 10, 4096),
         out.expectMessageClass(SubscriberSession.Subscribed.class, WAIT));
     assertEquals(2, out.expectMessageClass(SubscriberSession.Emit.class, WAIT).deliveries().size());
     attached.complete(group.ref());
@@ -191,7 +191,7 @@ class SubscriberSessionTest {
       return CompletableFuture.completedFuture(group.ref());
     };
     TestProbe<SubscriberSession.Output> out = testKit.createTestProbe();
-    testKit.spawn(Behaviors.supervise(SubscriberSession.create(new SubscriberSession.Init("orders", "billing", 10,
+    testKit.spawn(Behaviors.supervise(SubscriberSession.create(new SubscriberSession.Init("orders", "billing", 10, 4096,
         Duration.ofMillis(100)), breaksOnRejoin, out.ref())).onFailure(SupervisorStrategy.stop()));
     out.expectMessageClass(SubscriberSession.Subscribed.class, WAIT);
 
@@ -202,7 +202,7 @@ class SubscriberSessionTest {
   }
 
   private static ActorRef<SubscriberSession.Command> start(Groups groups, TestProbe<SubscriberSession.Output> out) {
-    return testKit.spawn(SubscriberSession.create(new SubscriberSession.Init("orders", "billing", 10,
+    return testKit.spawn(SubscriberSession.create(new SubscriberSession.Init("orders", "billing", 10, 4096,
         Duration.ofMillis(100)), groups, out.ref()));
   }
 
