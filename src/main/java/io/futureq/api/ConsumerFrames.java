@@ -100,7 +100,7 @@ final class ConsumerFrames {
   List<DeliveryFrame> frames(SubscriberSession.Output output) {
     if (output instanceof SubscriberSession.Subscribed s) {
       return List.of(DeliveryFrame.newBuilder().setSubscribed(Subscribed.newBuilder().setTopic(s.topic())
-          .setGroup(s.group()).setMaxInFlight(s.maxInFlight())).build());
+          .setGroup(s.group()).setMaxInFlight(s.maxInFlight()).setMaxInFlightBytes(s.maxInFlightBytes())).build());
     }
     if (!(output instanceof SubscriberSession.Emit emit)) {
       return List.of();

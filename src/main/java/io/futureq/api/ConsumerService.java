@@ -92,8 +92,9 @@ public final class ConsumerService implements ConsumerPowerApi {
       throw InvalidRequest.invalid("frame: the first frame must be an init, got " + first.getFrameCase());
     }
     int maxInFlight = validator.subscribe(first.getInit());
+    long maxInFlightBytes = validator.subscribeBytes(first.getInit());
     return new SubscriberSession.Init(first.getInit().getTopic(), first.getInit().getGroup(), maxInFlight,
-        topicSettings.retryBackoff());
+        maxInFlightBytes, topicSettings.retryBackoff());
   }
 
   private Source<DeliveryFrame, NotUsed> session(SubscriberSession.Init init, Source<ConsumerFrame, NotUsed> rest) {

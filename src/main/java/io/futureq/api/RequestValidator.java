@@ -237,4 +237,18 @@ final class RequestValidator {
     }
     return max;
   }
+
+  /** The effective max in flight bytes of an init frame (0 asks for the broker default). */
+  long subscribeBytes(SubscribeInit init) {
+    long bytes = init.getMaxInFlightBytes();
+    if (bytes < 0) {
+      throw InvalidRequest.invalid("init.max_in_flight_bytes: must not be negative (0 asks for the broker default, "
+          + settings.defaultMaxInFlightBytes() + "), got " + bytes);
+    }
+    if (bytes > settings.maxInFlightBytes()) {
+      throw InvalidRequest.tooLarge("init.max_in_flight_bytes: " + bytes + " is more than the limit of "
+          + settings.maxInFlightBytes() + " (futureq.api.max-in-flight-bytes)");
+    }
+    return bytes == 0 ? settings.defaultMaxInFlightBytes() : bytes;
+  }
 }

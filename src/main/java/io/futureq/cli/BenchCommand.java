@@ -91,8 +91,9 @@ final class BenchCommand implements Callable<Integer> {
       description = "Messages per publish request (default ${DEFAULT-VALUE}).")
   int batch;
 
-  @Option(names = "--max-in-flight", defaultValue = "2000",
-      description = "Credit per consumer (default ${DEFAULT-VALUE}).")
+  @Option(names = "--max-in-flight", defaultValue = "2000", description = "Credit per consumer (default "
+      + "${DEFAULT-VALUE}); 0 for the client's defaults (ConsumerOptions.defaults(): the broker's default credit, "
+      + "1000 deliveries and 16 MiB).")
   int maxInFlight;
 
   @Option(names = "--manual-ack", description = "Consumers ack each message from their handler, as an application "
@@ -186,10 +187,10 @@ final class BenchCommand implements Callable<Integer> {
   }
 
   private BenchRun.Plan plan() {
-    if (messages < 1 || payload < 0 || producers < 1 || consumers < 0 || groups < 1 || batch < 1 || maxInFlight < 1
+    if (messages < 1 || payload < 0 || producers < 1 || consumers < 0 || groups < 1 || batch < 1 || maxInFlight < 0
         || warmup < 0 || (publishWindow != null && publishWindow < batch)) {
-      throw new CommandLine.ParameterException(spec.commandLine(), "--messages, --producers, --consumers, --groups, "
-          + "--batch and --max-in-flight must be positive, --payload and --warmup >= 0, --publish-window >= --batch");
+      throw new CommandLine.ParameterException(spec.commandLine(), "--messages, --producers, --consumers, --groups "
+          + "and --batch must be positive, --payload, --warmup and --max-in-flight >= 0, --publish-window >= --batch");
     }
     Duration min = delayMin != null ? delayMin : burst ? DEFAULT_BURST_LEAD : DEFAULT_DELAY_MIN;
     if (!burst && delayMax.compareTo(min) < 0) {

@@ -22,11 +22,19 @@ public record ApiSettings(
     Duration maxTtl,
     AckLevel minAckLevel,
     int defaultMaxInFlight,
-    int maxInFlight) {
+    int maxInFlight,
+    long defaultMaxInFlightBytes,
+    long maxInFlightBytes) {
 
+  /**
+   * The defaults for a subscriber that sends 0 are capped at the limits: a broker whose operator lowered a limit
+   * below the default (set before the default was raised to 1000 deliveries) keeps starting, and serves the limit.
+   */
   static ApiSettings from(SettingsReader r) {
     String p = "futureq.api.";
     String host = r.nonEmpty(p + "host");
+    int maxInFlight = r.intIn(p + "max-in-flight", 1, 1_000_000);
+    long maxInFlightBytes = r.bytesIn(p + "max-in-flight-bytes", 1, 64L << 30);
     return new ApiSettings(
         host,
         r.port(p + "port"),
@@ -45,7 +53,9 @@ public record ApiSettings(
         r.durationIn(p + "max-delay", Duration.ZERO, Duration.ofDays(365L * 100)),
         r.durationIn(p + "max-ttl", Duration.ofMillis(1), Duration.ofDays(365L * 100)),
         r.enumOf(p + "min-ack-level", AckLevel.class, AckLevel.LEADER),
-        r.intIn(p + "default-max-in-flight", 1, 1_000_000),
-        r.intIn(p + "max-in-flight", 1, 1_000_000));
+        Math.min(r.intIn(p + "default-max-in-flight", 1, 1_000_000), maxInFlight),
+        maxInFlight,
+        Math.min(r.bytesIn(p + "default-max-in-flight-bytes", 1, 64L << 30), maxInFlightBytes),
+        maxInFlightBytes);
   }
 }

@@ -49,9 +49,6 @@ public record BrokerSettings(
     }
     List<String> problems = r.problems();
     problems.addAll(0, UnknownKeys.in(config));
-    if (settings.api().defaultMaxInFlight() > settings.api().maxInFlight()) {
-      problems.add("futureq.api.default-max-in-flight: must not exceed futureq.api.max-in-flight");
-    }
     if (settings.api().keepaliveInterval().compareTo(settings.api().idleTimeout()) >= 0) {
       problems.add("futureq.api.keepalive-interval: must be shorter than futureq.api.idle-timeout (the pings are "
           + "what keeps a quiet Subscribe stream's connection from being closed as idle)");

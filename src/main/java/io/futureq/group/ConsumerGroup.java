@@ -33,11 +33,12 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
   public sealed interface Command extends CborSerializable {}
 
   /**
-   * Adds a consumer that may hold {@code maxInFlight} deliveries; its deliveries are tagged from
-   * {@code firstTag} on (a consumer added again keeps its numbering).
+   * Adds a consumer that may hold {@code maxInFlight} deliveries and {@code maxInFlightBytes} payload bytes (0: no
+   * bound in bytes, as a node of an older version sends it); its deliveries are tagged from {@code firstTag} on (a
+   * consumer added again keeps its numbering).
    */
-  public record AddConsumer(ActorRef<SubscriberSession.Command> consumer, int maxInFlight, long firstTag)
-      implements Command {}
+  public record AddConsumer(ActorRef<SubscriberSession.Command> consumer, int maxInFlight, long maxInFlightBytes,
+      long firstTag) implements Command {}
 
   /** The consumer is done with these deliveries. Tags it never received, or already settled, are ignored. */
   public record AckDeliveries(ActorRef<SubscriberSession.Command> consumer, TagRanges tags) implements Command {}
@@ -104,6 +105,9 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
 
   private record RequeueDue() implements Command {}
 
+  /** Delivers after the acks and nacks already waiting: one pump for them all (also used by UniversalFanout). */
+  record PumpQueued() implements Command {}
+
   /** Time to ask again whether this replica is current (also used by {@link UniversalFanout}). */
   record ReplicaRecheck() implements Command {}
 
@@ -127,6 +131,8 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
   private final List<LiveConsumer> queued = new ArrayList<>();
   private final DeliveryLateness.Recorder lateness;
   private final ReplicaCatchUp catchUp;
+  private final AckReport acked;
+  private boolean pumpQueued;
 
   private ConsumerGroup(ActorContext<Command> ctx, TimerScheduler<Command> timers, GroupContext gc, byte[] startAfter) {
     super(ctx);
@@ -138,6 +144,7 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
     this.redelivery = new Redelivery(timers, new RequeueDue(), gc, feed);
     this.lateness = new DeliveryLateness.Recorder(metrics.lateness);
     this.catchUp = new ReplicaCatchUp(gc, ctx.getSelf());
+    this.acked = new AckReport(gc);
   }
 
   @Override
@@ -155,6 +162,7 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
         .onMessage(Wake.class, this::onWake)
         .onMessage(InFlightDue.class, this::onInFlightDue)
         .onMessage(RequeueDue.class, this::onRequeueDue)
+        .onMessage(PumpQueued.class, this::onPumpQueued)
         .onMessage(ReplicaRecheck.class, r -> pump())
         .onMessage(Settle.class, this::onSettle)
         .onMessage(CaughtUp.class, c -> {
@@ -175,30 +183,44 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
     if (!bySession.containsKey(add.consumer())) {
       LiveConsumer consumer = new LiveConsumer(add.consumer(), add.firstTag());
       bySession.put(add.consumer(), consumer);
-      consumers.add(consumer, add.maxInFlight());
+      consumers.add(consumer, add.maxInFlight(), add.maxInFlightBytes());
       getContext().watchWith(add.consumer(), new ConsumerLeft(add.consumer()));
     }
     return pump();
   }
 
   private Behavior<Command> onAck(AckDeliveries ack) {
-    List<byte[]> done = new ArrayList<>();
-    boolean keyed = false;
-    for (InFlightTable.Entry<LiveConsumer> entry : claim(ack.consumer(), ack.tags())) {
-      done.add(entry.message.storageKey());
-      keyed |= !entry.message.message().getKey().isEmpty();
+    List<InFlightTable.Entry<LiveConsumer>> entries = claim(ack.consumer(), ack.tags());
+    for (int i = 0; i < entries.size(); i++) {
+      acked.add(entries.get(i).message);
     }
-    metrics.acked.increment(done.size());
-    if (!done.isEmpty()) {
-      gc.ackSink().tell(new Acked(gc.group(), done, keyed));
-    }
-    return pump();
+    metrics.acked.increment(entries.size());
+    return pumpSoon();
   }
 
   private Behavior<Command> onNack(NackDeliveries nack) {
     List<InFlightTable.Entry<LiveConsumer>> entries = claim(nack.consumer(), nack.tags());
     metrics.nacked.increment(entries.size());
     redelivery.nacked(entries, nack.requeueDelay());
+    return pumpSoon();
+  }
+
+  /**
+   * Acks and nacks give credit back a few deliveries at a time (one frame each, from each consumer): the pump
+   * waits behind those already in the mailbox, so that a batch of them costs one pass and one delivery message
+   * per consumer, not one per frame.
+   */
+  private Behavior<Command> pumpSoon() {
+    if (!pumpQueued) {
+      pumpQueued = true;
+      getContext().getSelf().tell(new PumpQueued());
+    }
+    return this;
+  }
+
+  private Behavior<Command> onPumpQueued(PumpQueued queued) {
+    pumpQueued = false;
+    acked.send();
     return pump();
   }
 
@@ -312,7 +334,13 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
         deadLetter(p, now);
         continue;
       }
-      deliver(consumers.take(), p, now, nowUs);
+      LiveConsumer consumer = consumers.take(p.message().payloadBytes());
+      if (consumer == null) {
+        // No consumer has room for its bytes yet: it waits, first in line, for acks.
+        feed.ready.addFirst(p);
+        break;
+      }
+      deliver(consumer, p, now, nowUs);
     }
     sendOutbox();
     feed.askIfLow(!consumers.isEmpty());
@@ -346,6 +374,7 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
   }
 
   private Behavior<Command> onPostStop() {
+    acked.send();
     feed.stop();
     return this;
   }

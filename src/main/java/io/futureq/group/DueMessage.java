@@ -11,6 +11,11 @@ public record DueMessage(byte[] storageKey, StoredMessage message) {
     return MessageIds.of(storageKey);
   }
 
+  /** What the message weighs against a consumer's {@code max_in_flight_bytes}: its payload. */
+  int payloadBytes() {
+    return message.getPayload().size();
+  }
+
   public boolean expiredAt(long nowMs) {
     return message.getExpireMs() > 0 && message.getExpireMs() <= nowMs;
   }

@@ -5,6 +5,7 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
@@ -49,16 +50,24 @@ final class InFlightDeliveries {
    */
   List<InFlightTable.Entry<LiveConsumer>> claim(LiveConsumer consumer, TagRanges tags) {
     List<InFlightTable.Entry<LiveConsumer>> claimed = new ArrayList<>();
+    int count = 0;
+    long bytes = 0;
     for (int r = 0; r < tags.size(); r++) {
       claimed.addAll(table.removeRange(consumer, tags.first(r), tags.last(r)));
       if (!consumer.timedOut.isEmpty()) {
         // A late answer to a timed-out delivery: the consumer is alive after all, its credit returns.
-        Set<Long> answered = consumer.timedOut.subSet(tags.first(r), true, tags.last(r), true);
-        answered.forEach(t -> consumers.release(consumer));
+        Map<Long, Integer> answered = consumer.timedOut.subMap(tags.first(r), true, tags.last(r), true);
+        for (int size : answered.values()) {
+          count++;
+          bytes += size;
+        }
         answered.clear();
       }
     }
-    claimed.forEach(e -> consumers.release(consumer));
+    for (int i = 0; i < claimed.size(); i++) {
+      bytes += claimed.get(i).message.payloadBytes();
+    }
+    consumers.release(consumer, count + claimed.size(), bytes);
     metrics.inFlight.decrement(claimed.size());
     return claimed;
   }
@@ -74,7 +83,7 @@ final class InFlightDeliveries {
     for (InFlightTable.Entry<LiveConsumer> e : expired) {
       // The credit stays taken until the consumer answers that delivery: a consumer that stopped
       // reading runs out of credit instead of being handed the redeliveries again and again.
-      e.consumer.timedOut.add(e.tag);
+      e.consumer.timedOut.put(e.tag, e.message.payloadBytes());
     }
     armTimer();
     return expired;
@@ -87,7 +96,7 @@ final class InFlightDeliveries {
   boolean removeMessages(Set<ByteBuffer> storageKeys) {
     List<InFlightTable.Entry<LiveConsumer>> gone =
         table.removeMessages(m -> storageKeys.contains(ByteBuffer.wrap(m.storageKey())));
-    gone.forEach(e -> consumers.release(e.consumer));
+    gone.forEach(e -> consumers.release(e.consumer, 1, e.message.payloadBytes()));
     metrics.inFlight.decrement(gone.size());
     return !gone.isEmpty();
   }

@@ -2,7 +2,7 @@ package io.futureq.group;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.TreeSet;
+import java.util.TreeMap;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
@@ -15,8 +15,8 @@ final class LiveConsumer {
   long nextTag;
   /** Deliveries of the current pump, sent as one message at its end. */
   List<GroupDelivery> outbox = new ArrayList<>();
-  /** Tags of deliveries that timed out: their credit returns when the consumer answers them. */
-  final TreeSet<Long> timedOut = new TreeSet<>();
+  /** Tags of deliveries that timed out, with their payload bytes: their credit returns when the consumer answers. */
+  final TreeMap<Long, Integer> timedOut = new TreeMap<>();
 
   LiveConsumer(ActorRef<SubscriberSession.Command> ref, long firstTag) {
     this.ref = ref;

@@ -16,6 +16,11 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
  * count 1, 2, 3, ... over the whole stream. If the group goes away (its topic moved or restarted)
  * the session joins again, numbering on; acks of tags from before are stale and dropped, since the
  * new group redelivers whatever the old one had in flight.
+ *
+ * <p>Acks are passed on per batch, not per frame: a client may send one frame per ack (any gRPC client
+ * may), and the group's cost is per message it gets. The acks of every frame that reached the session
+ * before it next turns to its mailbox's end go to the group as one message, their tags gathered into
+ * ranges; a nack first sends the acks gathered before it, so the group sees them in the client's order.
  */
 public final class SubscriberSession {
 
@@ -49,6 +54,9 @@ public final class SubscriberSession {
 
   private record RetryJoin() implements Command {}
 
+  /** Sends the acks gathered so far: queued behind the frames that were already waiting. */
+  private record FlushAcks() implements Command {}
+
   /** Why a stream ends early; the gRPC edge maps each reason to a status. */
   public enum Reason { BAD_FRAME, UNKNOWN_TAG, ALREADY_SUBSCRIBED, OVER_LIMIT, UNAVAILABLE, DELETED }
 
@@ -58,7 +66,7 @@ public final class SubscriberSession {
   public sealed interface Output {}
 
   /** The consumer is in its group: deliveries may follow. */
-  public record Subscribed(String topic, String group, int maxInFlight) implements Output {}
+  public record Subscribed(String topic, String group, int maxInFlight, long maxInFlightBytes) implements Output {}
 
   public record Emit(List<GroupDelivery> deliveries) implements Output {}
 
@@ -66,8 +74,8 @@ public final class SubscriberSession {
 
   public record Fail(Refusal refusal) implements Output {}
 
-  /** A validated init frame. */
-  public record Init(String topic, String group, int maxInFlight, Duration rejoinDelay) {}
+  /** A validated init frame, with the credit in force (messages and payload bytes held unacked). */
+  public record Init(String topic, String group, int maxInFlight, long maxInFlightBytes, Duration rejoinDelay) {}
 
   public static Behavior<Command> create(Init init, GroupDirectory directory, ActorRef<Output> out) {
     return Behaviors.setup(ctx -> new SubscriberSession(ctx, init, directory, out).joining(0));
@@ -80,6 +88,9 @@ public final class SubscriberSession {
   private final GroupDirectory directory;
   private final ActorRef<Output> out;
   private final List<Command> early = new ArrayList<>();
+  /** Acks of the current group attachment not passed on yet. */
+  private final TagRanges.Gather acks = new TagRanges.Gather();
+  private boolean flushQueued;
   /** The highest tag sent on this stream. */
   private long lastTag;
   /** The first tag of the current group attachment: lower tags belong to a group that is gone. */
@@ -95,7 +106,8 @@ public final class SubscriberSession {
   }
 
   private Behavior<Command> joining(int attempt) {
-    ConsumerGroup.AddConsumer add = new ConsumerGroup.AddConsumer(ctx.getSelf(), init.maxInFlight(), attachedFrom);
+    ConsumerGroup.AddConsumer add =
+        new ConsumerGroup.AddConsumer(ctx.getSelf(), init.maxInFlight(), init.maxInFlightBytes(), attachedFrom);
     ctx.pipeToSelf(directory.attach(init.topic(), init.group(), add), Attached::new);
     return whileWaiting(Behaviors.receive(Command.class).onMessage(Attached.class, a -> onAttached(a, attempt)));
   }
@@ -119,6 +131,10 @@ public final class SubscriberSession {
         .onMessage(GroupLost.class, l -> Behaviors.same())
         .onMessage(Attached.class, a -> Behaviors.same())
         .onMessage(RetryJoin.class, r -> Behaviors.same())
+        .onMessage(FlushAcks.class, f -> {
+          flushQueued = false;
+          return Behaviors.same();
+        })
         .onSignal(PostStop.class, s -> onPostStop())
         .build();
   }
@@ -156,11 +172,21 @@ public final class SubscriberSession {
         .onMessage(Nack.class, n -> orSame(onFrame(group, n)))
         .onMessage(FrameRefused.class, f -> fail(f.refusal()))
         .onMessage(Refuse.class, r -> fail(r.refusal()))
+        .onMessage(FlushAcks.class, f -> {
+          flushQueued = false;
+          flushAcks(group);
+          return Behaviors.same();
+        })
         .onMessage(GroupLost.class, l -> {
+          // The new group redelivers what the lost one had in flight: acks of its tags are stale.
+          acks.take();
           attachedFrom = lastTag + 1;
           return joining(0);
         })
-        .onMessage(StreamEnded.class, e -> end())
+        .onMessage(StreamEnded.class, e -> {
+          flushAcks(group);
+          return end();
+        })
         .onMessage(Attached.class, a -> Behaviors.same())
         .onMessage(RetryJoin.class, r -> Behaviors.same())
         .onSignal(PostStop.class, s -> onPostStop())
@@ -180,7 +206,10 @@ public final class SubscriberSession {
     return next == null ? Behaviors.same() : next;
   }
 
-  /** Passes an ack or nack on to the group; returns a behavior only when the stream must end. */
+  /**
+   * Gathers an ack, or passes a nack on to the group after the acks gathered before it; returns a behavior only
+   * when the stream must end.
+   */
   private Behavior<Command> onFrame(ActorRef<ConsumerGroup.Command> group, Command frame) {
     TagRanges tags = frame instanceof Ack a ? a.tags() : ((Nack) frame).tags();
     String kind = frame instanceof Ack ? "ack" : "nack";
@@ -193,11 +222,22 @@ public final class SubscriberSession {
       return null;
     }
     if (frame instanceof Nack n) {
+      flushAcks(group);
       group.tell(new ConsumerGroup.NackDeliveries(ctx.getSelf(), current, n.requeueDelay()));
     } else {
-      group.tell(new ConsumerGroup.AckDeliveries(ctx.getSelf(), current));
+      acks.add(current);
+      if (!flushQueued) {
+        flushQueued = true;
+        ctx.getSelf().tell(new FlushAcks());
+      }
     }
     return null;
+  }
+
+  private void flushAcks(ActorRef<ConsumerGroup.Command> group) {
+    if (!acks.isEmpty()) {
+      group.tell(new ConsumerGroup.AckDeliveries(ctx.getSelf(), acks.take()));
+    }
   }
 
   private Behavior<Command> onDeliver(Deliver deliver) {
@@ -216,7 +256,7 @@ public final class SubscriberSession {
   private void announceSubscribed() {
     if (!subscribed) {
       subscribed = true;
-      out.tell(new Subscribed(init.topic(), init.group(), init.maxInFlight()));
+      out.tell(new Subscribed(init.topic(), init.group(), init.maxInFlight(), init.maxInFlightBytes()));
     }
   }
 

@@ -67,6 +67,45 @@ public record TagRanges(long[] bounds) {
     return clipped ? new TagRanges(Arrays.copyOf(out, n)) : this;
   }
 
+  /**
+   * Gathers the tags of several acks into one {@link TagRanges}: a range that touches or overlaps the
+   * last one gathered extends it, so acks of tags one by one in delivery order become one range. Not
+   * thread-safe.
+   */
+  public static final class Gather {
+    private long[] bounds = new long[16];
+    private int n;
+
+    public void add(TagRanges tags) {
+      for (int r = 0; r < tags.size(); r++) {
+        add(tags.first(r), tags.last(r));
+      }
+    }
+
+    private void add(long first, long last) {
+      if (n > 0 && first >= bounds[n - 2] && first <= bounds[n - 1] + 1) {
+        bounds[n - 1] = Math.max(bounds[n - 1], last);
+        return;
+      }
+      if (n == bounds.length) {
+        bounds = Arrays.copyOf(bounds, n * 2);
+      }
+      bounds[n++] = first;
+      bounds[n++] = last;
+    }
+
+    public boolean isEmpty() {
+      return n == 0;
+    }
+
+    /** The tags gathered so far; the gather starts empty again. */
+    public TagRanges take() {
+      TagRanges out = new TagRanges(Arrays.copyOf(bounds, n));
+      n = 0;
+      return out;
+    }
+  }
+
   @Override
   public boolean equals(Object other) {
     return other instanceof TagRanges t && Arrays.equals(bounds, t.bounds);

@@ -43,6 +43,10 @@ public final class UniversalFanout extends AbstractBehavior<ConsumerGroup.Comman
   private final DeliveryLateness.Recorder lateness;
   private boolean inFlightTimerArmed;
   private final ReplicaCatchUp catchUp;
+  private final AckReport acked;
+  private boolean pumpQueued;
+  /** Copies made so far: tells whether a message found any subscriber with room. */
+  private int queuedCopies;
 
   private UniversalFanout(ActorContext<ConsumerGroup.Command> ctx, TimerScheduler<ConsumerGroup.Command> timers,
       GroupContext gc, byte[] startAfter) {
@@ -53,6 +57,7 @@ public final class UniversalFanout extends AbstractBehavior<ConsumerGroup.Comman
     this.metrics = new GroupMetrics(gc.topic(), gc.group());
     this.lateness = new DeliveryLateness.Recorder(metrics.lateness);
     this.catchUp = new ReplicaCatchUp(gc, ctx.getSelf());
+    this.acked = new AckReport(gc);
   }
 
   @Override
@@ -66,6 +71,11 @@ public final class UniversalFanout extends AbstractBehavior<ConsumerGroup.Comman
         .onMessage(ConsumerGroup.GetStats.class, this::onGetStats)
         .onMessage(ConsumerGroup.ConsumerLeft.class, this::onSubscriberLeft)
         .onMessage(ConsumerGroup.Wake.class, w -> pump())
+        .onMessage(ConsumerGroup.PumpQueued.class, q -> {
+          pumpQueued = false;
+          acked.send();
+          return pump();
+        })
         .onMessage(ConsumerGroup.InFlightDue.class, this::onInFlightDue)
         .onMessage(ConsumerGroup.ReplicaRecheck.class, r -> pump())
         .onMessage(ConsumerGroup.Settle.class, s -> {
@@ -77,6 +87,7 @@ public final class UniversalFanout extends AbstractBehavior<ConsumerGroup.Comman
           return pump();
         })
         .onSignal(PostStop.class, s -> {
+          acked.send();
           feed.stop();
           return this;
         })
@@ -95,29 +106,33 @@ public final class UniversalFanout extends AbstractBehavior<ConsumerGroup.Comman
     }
     LiveConsumer subscriber = new LiveConsumer(add.consumer(), add.firstTag());
     bySession.put(add.consumer(), subscriber);
-    subscribers.add(subscriber, add.maxInFlight());
+    subscribers.add(subscriber, add.maxInFlight(), add.maxInFlightBytes());
     getContext().watchWith(add.consumer(), new ConsumerGroup.ConsumerLeft(add.consumer()));
     return pump();
   }
 
   private Behavior<ConsumerGroup.Command> onAck(ConsumerGroup.AckDeliveries ack) {
-    List<byte[]> done = new ArrayList<>();
-    boolean keyed = false;
-    for (InFlightTable.Entry<LiveConsumer> e : take(ack.consumer(), ack.tags())) {
-      done.add(e.message.storageKey());
-      keyed |= !e.message.message().getKey().isEmpty();
+    List<InFlightTable.Entry<LiveConsumer>> taken = take(ack.consumer(), ack.tags());
+    for (int i = 0; i < taken.size(); i++) {
+      acked.add(taken.get(i).message);
     }
-    metrics.acked.increment(done.size());
-    if (!done.isEmpty()) {
-      gc.ackSink().tell(new ConsumerGroup.Acked(gc.group(), done, keyed));
-    }
-    return pump();
+    metrics.acked.increment(taken.size());
+    return pumpSoon();
   }
 
   /** A nack only gives the credit back: copies are not redelivered. */
   private Behavior<ConsumerGroup.Command> settle(ActorRef<SubscriberSession.Command> consumer, TagRanges tags) {
     metrics.nacked.increment(take(consumer, tags).size());
-    return pump();
+    return pumpSoon();
+  }
+
+  /** As in {@link ConsumerGroup}: one pump for the acks and nacks already waiting, not one per frame. */
+  private Behavior<ConsumerGroup.Command> pumpSoon() {
+    if (!pumpQueued) {
+      pumpQueued = true;
+      getContext().getSelf().tell(new ConsumerGroup.PumpQueued());
+    }
+    return this;
   }
 
   private List<InFlightTable.Entry<LiveConsumer>> take(ActorRef<SubscriberSession.Command> session, TagRanges tags) {
@@ -129,7 +144,11 @@ public final class UniversalFanout extends AbstractBehavior<ConsumerGroup.Comman
     for (int r = 0; r < tags.size(); r++) {
       taken.addAll(inFlight.removeRange(consumer, tags.first(r), tags.last(r)));
     }
-    taken.forEach(e -> subscribers.release(consumer));
+    long bytes = 0;
+    for (int i = 0; i < taken.size(); i++) {
+      bytes += taken.get(i).message.payloadBytes();
+    }
+    subscribers.release(consumer, taken.size(), bytes);
     metrics.inFlight.decrement(taken.size());
     return taken;
   }
@@ -164,7 +183,7 @@ public final class UniversalFanout extends AbstractBehavior<ConsumerGroup.Comman
   private Behavior<ConsumerGroup.Command> onInFlightDue(ConsumerGroup.InFlightDue due) {
     inFlightTimerArmed = false;
     for (InFlightTable.Entry<LiveConsumer> e : inFlight.removeExpired(System.currentTimeMillis())) {
-      subscribers.release(e.consumer);
+      subscribers.release(e.consumer, 1, e.message.payloadBytes());
       metrics.inFlight.decrement();
     }
     armInFlightTimer(inFlight.earliestDeadline());
@@ -187,8 +206,10 @@ public final class UniversalFanout extends AbstractBehavior<ConsumerGroup.Comman
     Pending next;
     while (subscribers.anyCredit() && (next = feed.nextDue(now)) != null) {
       Pending p = next;
-      if (!p.message().expiredAt(now)) {
-        subscribers.takeEach(s -> copy(s, p, now, nowUs));
+      if (!p.message().expiredAt(now) && !copyToEach(p, now, nowUs)) {
+        // No subscriber has room for its bytes yet: it waits, first in line, for acks.
+        feed.ready.addFirst(p);
+        break;
       }
     }
     queued.forEach(LiveConsumer::flush);
@@ -197,7 +218,15 @@ public final class UniversalFanout extends AbstractBehavior<ConsumerGroup.Comman
     return this;
   }
 
+  /** Copies to each subscriber with room for the message; false if none had room. */
+  private boolean copyToEach(Pending p, long now, long nowUs) {
+    int before = queuedCopies;
+    subscribers.takeEach(p.message().payloadBytes(), s -> copy(s, p, now, nowUs));
+    return queuedCopies != before;
+  }
+
   private void copy(LiveConsumer subscriber, Pending p, long now, long nowUs) {
+    queuedCopies++;
     long deadline = now + gc.settings().inFlightTimeout().toMillis();
     if (subscriber.outbox.isEmpty()) {
       queued.add(subscriber);

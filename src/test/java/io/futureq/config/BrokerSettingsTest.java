@@ -188,6 +188,9 @@ class BrokerSettingsTest {
     assertEquals(Duration.ofSeconds(2), config.getDuration("futureq.journal.apply-timeout"));
     assertEquals(9100, s.api().port());
     assertEquals(500, s.api().maxInFlight());
+    assertEquals(500, s.api().defaultMaxInFlight(), "the default (1000) is capped at a lower limit");
+    assertEquals(16L << 20, s.api().defaultMaxInFlightBytes());
+    assertEquals(1L << 30, s.api().maxInFlightBytes());
     assertEquals(3, s.group().maxDeliveries());
   }
 

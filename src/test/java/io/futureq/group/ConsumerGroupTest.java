@@ -268,7 +268,7 @@ class ConsumerGroupTest {
   void tagsCountUpPerConsumerFromTheFirstTagItWasAddedWith() {
     ActorRef<ConsumerGroup.Command> group = startGroup("billing", PATIENT);
     TestProbe<SubscriberSession.Command> first = testKit.createTestProbe();
-    group.tell(new ConsumerGroup.AddConsumer(first.ref(), 10, 41));
+    group.tell(new ConsumerGroup.AddConsumer(first.ref(), 10, 0, 41));
     TestProbe<SubscriberSession.Command> second = consumer(group, 10);
     publish(group, "m1", "m2", "m3", "m4");
 
@@ -307,6 +307,31 @@ class ConsumerGroupTest {
     List<GroupDelivery> next = consumer.expectMessageClass(SubscriberSession.Deliver.class, WAIT).deliveries();
     assertEquals(List.of("m4", "m5"), next.stream().map(ConsumerGroupTest::payload).toList());
     assertEquals(3, stats(group).inFlight());
+  }
+
+  @Test
+  void aConsumerNeverHoldsMorePayloadBytesUnackedThanItsBound() {
+    ActorRef<ConsumerGroup.Command> group = startGroup("billing", PATIENT);
+    TestProbe<SubscriberSession.Command> consumer = testKit.createTestProbe();
+    group.tell(new ConsumerGroup.AddConsumer(consumer.ref(), 100, 250, 1));
+    publish(group, "a".repeat(100), "b".repeat(100), "c".repeat(100), "d".repeat(300), "e".repeat(10));
+
+    List<GroupDelivery> batch = consumer.expectMessageClass(SubscriberSession.Deliver.class, WAIT).deliveries();
+    assertEquals(List.of("a", "b"), batch.stream().map(d -> payload(d).substring(0, 1)).toList(),
+        "a third message of 100 bytes would make 300, past the bound of 250");
+    consumer.expectNoMessage(Duration.ofMillis(200));
+
+    group.tell(new ConsumerGroup.AckDeliveries(consumer.ref(), TagRanges.of(1, 1)));
+    assertEquals("c", payload(consumer.expectMessageClass(SubscriberSession.Deliver.class, WAIT).deliveries()
+        .get(0)).substring(0, 1));
+    group.tell(new ConsumerGroup.AckDeliveries(consumer.ref(), TagRanges.of(2, 3)));
+    List<GroupDelivery> large = consumer.expectMessageClass(SubscriberSession.Deliver.class, WAIT).deliveries();
+    assertEquals(List.of(300), large.stream().map(d -> d.message().payloadBytes()).toList(),
+        "a message larger than the bound goes out alone, to a consumer holding nothing, and waits in line");
+    consumer.expectNoMessage(Duration.ofMillis(200));
+    group.tell(new ConsumerGroup.AckDeliveries(consumer.ref(), TagRanges.of(4, 4)));
+    assertEquals("e", payload(consumer.expectMessageClass(SubscriberSession.Deliver.class, WAIT).deliveries()
+        .get(0)).substring(0, 1));
   }
 
   @Test
@@ -374,9 +399,9 @@ class ConsumerGroupTest {
     TestProbe<SubscriberSession.Command> first = testKit.createTestProbe();
     TestProbe<SubscriberSession.Command> second = testKit.createTestProbe();
     TestProbe<SubscriberSession.Command> third = testKit.createTestProbe();
-    group.tell(new ConsumerGroup.AddConsumer(first.getRef(), 10, 1));
-    group.tell(new ConsumerGroup.AddConsumer(second.getRef(), 10, 1));
-    group.tell(new ConsumerGroup.AddConsumer(third.getRef(), 10, 1));
+    group.tell(new ConsumerGroup.AddConsumer(first.getRef(), 10, 0, 1));
+    group.tell(new ConsumerGroup.AddConsumer(second.getRef(), 10, 0, 1));
+    group.tell(new ConsumerGroup.AddConsumer(third.getRef(), 10, 0, 1));
     SubscriberSession.Refuse refuse = third.expectMessageClass(SubscriberSession.Refuse.class, WAIT);
     assertEquals(SubscriberSession.Reason.OVER_LIMIT, refuse.refusal().reason());
     assertTrue(refuse.refusal().message().contains("max-consumers-per-group"), refuse.refusal().message());
@@ -492,7 +517,7 @@ class ConsumerGroupTest {
 
   private static TestProbe<SubscriberSession.Command> consumer(ActorRef<ConsumerGroup.Command> group, int credit) {
     TestProbe<SubscriberSession.Command> probe = testKit.createTestProbe();
-    group.tell(new ConsumerGroup.AddConsumer(probe.ref(), credit, 1));
+    group.tell(new ConsumerGroup.AddConsumer(probe.ref(), credit, 0, 1));
     return probe;
   }
 

@@ -23,7 +23,7 @@ class CreditRoundRobinTest {
     CreditRoundRobin<String> rr = of("a", 1, "b", 3);
 
     assertEquals(List.of("a", "b", "b", "b"), take(rr, 4));
-    assertNull(rr.take());
+    assertNull(rr.take(1));
     assertFalse(rr.anyCredit());
   }
 
@@ -32,31 +32,31 @@ class CreditRoundRobinTest {
     CreditRoundRobin<String> rr = of("a", 1, "b", 1);
     take(rr, 2);
 
-    rr.release("b");
+    rr.release("b", 1, 1);
 
     assertTrue(rr.anyCredit());
-    assertEquals("b", rr.take());
-    assertNull(rr.take());
+    assertEquals("b", rr.take(1));
+    assertNull(rr.take(1));
   }
 
   @Test
   void releaseNeverRaisesCreditAboveTheMaximum() {
     CreditRoundRobin<String> rr = of("a", 2);
-    rr.release("a");
-    rr.release("a");
+    rr.release("a", 1, 1);
+    rr.release("a", 1, 1);
 
     assertEquals(List.of("a", "a"), take(rr, 2));
-    assertNull(rr.take());
+    assertNull(rr.take(1));
   }
 
   @Test
   void releaseOfAnUnknownConsumerIsIgnored() {
     CreditRoundRobin<String> rr = of("a", 1);
-    rr.take();
+    rr.take(1);
 
-    rr.release("ghost");
+    rr.release("ghost", 1, 1);
 
-    assertNull(rr.take());
+    assertNull(rr.take(1));
   }
 
   @Test
@@ -64,11 +64,11 @@ class CreditRoundRobinTest {
     CreditRoundRobin<String> rr = of("a", 1, "b", 1, "c", 1);
     assertEquals(List.of("a", "b", "c"), take(rr, 3));
 
-    rr.release("a");
-    rr.release("c");
+    rr.release("a", 1, 1);
+    rr.release("c", 1, 1);
 
-    assertEquals("a", rr.take());
-    assertEquals("c", rr.take());
+    assertEquals("a", rr.take(1));
+    assertEquals("c", rr.take(1));
   }
 
   @Test
@@ -106,32 +106,68 @@ class CreditRoundRobinTest {
   @Test
   void removingTheLastConsumerLeavesItEmpty() {
     CreditRoundRobin<String> rr = of("a", 10, "b", 10);
-    rr.take();
-    rr.take();
+    rr.take(1);
+    rr.take(1);
 
     rr.remove("b");
-    assertEquals("a", rr.take());
+    assertEquals("a", rr.take(1));
     rr.remove("a");
 
     assertTrue(rr.isEmpty());
-    assertNull(rr.take());
+    assertNull(rr.take(1));
     assertFalse(rr.anyCredit());
-    assertTrue(rr.takeEach().isEmpty());
+    assertTrue(rr.takeEach(1).isEmpty());
+  }
+
+  @Test
+  void aConsumerIsNotGivenMoreUnackedBytesThanItsBoundButOneMessageAlwaysFits() {
+    CreditRoundRobin<String> rr = new CreditRoundRobin<>();
+    rr.add("a", 100, 1000);
+
+    assertEquals("a", rr.take(600));
+    assertNull(rr.take(600), "600 + 600 bytes pass the bound of 1000");
+    assertEquals("a", rr.take(400));
+    assertFalse(rr.anyCredit());
+    rr.release("a", 2, 1000);
+    assertEquals("a", rr.take(5000), "holding nothing, it takes one message larger than its bound");
+    assertNull(rr.take(1));
+    rr.release("a", 1, 5000);
+    assertTrue(rr.anyCredit());
+  }
+
+  @Test
+  void aMessageTooLargeForOneConsumerGoesToTheNextWithRoomForIt() {
+    CreditRoundRobin<String> rr = new CreditRoundRobin<>();
+    rr.add("a", 100, 1000);
+    rr.add("b", 100, 1000);
+    assertEquals(List.of("a", "b"), List.of(rr.take(900), rr.take(100)));
+
+    assertEquals("b", rr.take(500), "a has 100 bytes of room left, b 900");
+    assertEquals(List.of("b"), rr.takeEach(400));
+  }
+
+  @Test
+  void withoutAByteBoundOnlyTheCountLimits() {
+    CreditRoundRobin<String> rr = new CreditRoundRobin<>();
+    rr.add("a", 2, 0);
+
+    assertEquals(List.of("a", "a"), List.of(rr.take(Integer.MAX_VALUE), rr.take(Integer.MAX_VALUE)));
+    assertNull(rr.take(1));
   }
 
   @Test
   void takeEachTakesOneCreditFromEveryConsumerThatHasOne() {
     CreditRoundRobin<String> rr = of("a", 1, "b", 2, "c", 1);
 
-    assertEquals(List.of("a", "b", "c"), rr.takeEach());
-    assertEquals(List.of("b"), rr.takeEach());
-    assertEquals(List.of(), rr.takeEach());
+    assertEquals(List.of("a", "b", "c"), rr.takeEach(1));
+    assertEquals(List.of("b"), rr.takeEach(1));
+    assertEquals(List.of(), rr.takeEach(1));
   }
 
   @Test
   void totalCreditSumsEveryConsumersMaximum() {
     CreditRoundRobin<String> rr = of("a", 3, "b", 4);
-    rr.take();
+    rr.take(1);
 
     assertEquals(7, rr.totalCredit());
   }
@@ -141,7 +177,7 @@ class CreditRoundRobinTest {
     CreditRoundRobin<String> rr = new CreditRoundRobin<>();
 
     assertTrue(rr.isEmpty());
-    assertNull(rr.take());
+    assertNull(rr.take(1));
     assertFalse(rr.anyCredit());
     assertEquals(0, rr.totalCredit());
   }
@@ -149,7 +185,7 @@ class CreditRoundRobinTest {
   private static CreditRoundRobin<String> of(Object... consumersAndCredits) {
     CreditRoundRobin<String> rr = new CreditRoundRobin<>();
     for (int i = 0; i < consumersAndCredits.length; i += 2) {
-      rr.add((String) consumersAndCredits[i], (Integer) consumersAndCredits[i + 1]);
+      rr.add((String) consumersAndCredits[i], (Integer) consumersAndCredits[i + 1], 0);
     }
     return rr;
   }
@@ -157,7 +193,7 @@ class CreditRoundRobinTest {
   private static List<String> take(CreditRoundRobin<String> rr, int n) {
     List<String> out = new ArrayList<>();
     for (int i = 0; i < n; i++) {
-      out.add(rr.take());
+      out.add(rr.take(1));
     }
     return out;
   }

@@ -61,6 +61,60 @@ class SubscriberSessionTest {
     group.expectNoMessage(Duration.ofMillis(100));
   }
 
+  /**
+   * A client that acks one tag per frame (any gRPC client may) costs the group one message per batch of frames,
+   * not one per frame. The frames here wait in the session until its group is attached, so the test knows they
+   * are all there when it turns to them, as they are in a busy session's mailbox.
+   */
+  @Test
+  void acksOfFramesWaitingTogetherReachTheGroupAsOneMessageOfRanges() {
+    TestProbe<ConsumerGroup.Command> group = testKit.createTestProbe();
+    CompletableFuture<ActorRef<ConsumerGroup.Command>> attached = new CompletableFuture<>();
+    TestProbe<SubscriberSession.Output> out = testKit.createTestProbe();
+    ActorRef<SubscriberSession.Command> session = testKit.spawn(SubscriberSession.create(
+        new SubscriberSession.Init("orders", "billing", 10, 4096, Duration.ofMillis(100)),
+        (topic, name, add) -> attached, out.ref()));
+    session.tell(new SubscriberSession.Deliver(List.of(delivery(1), delivery(2), delivery(3), delivery(4),
+        delivery(5), delivery(6))));
+    out.expectMessageClass(SubscriberSession.Subscribed.class, WAIT);
+    out.expectMessageClass(SubscriberSession.Emit.class, WAIT);
+
+    for (long tag = 1; tag <= 4; tag++) {
+      session.tell(new SubscriberSession.Ack(TagRanges.of(tag, tag)));
+    }
+    session.tell(new SubscriberSession.Ack(TagRanges.of(6, 6)));
+    session.tell(new SubscriberSession.Deliver(List.of(delivery(7))));
+    out.expectMessageClass(SubscriberSession.Emit.class, WAIT);
+    attached.complete(group.ref());
+
+    ConsumerGroup.AckDeliveries ack = group.expectMessageClass(ConsumerGroup.AckDeliveries.class, WAIT);
+    assertEquals(new TagRanges(new long[] {1, 4, 6, 6}), ack.tags());
+    assertEquals(session, ack.consumer());
+    group.expectNoMessage(Duration.ofMillis(200));
+  }
+
+  @Test
+  void aNackReachesTheGroupAfterTheAcksSentBeforeItAndBeforeThoseAfterIt() {
+    TestProbe<ConsumerGroup.Command> group = testKit.createTestProbe();
+    CompletableFuture<ActorRef<ConsumerGroup.Command>> attached = new CompletableFuture<>();
+    TestProbe<SubscriberSession.Output> out = testKit.createTestProbe();
+    ActorRef<SubscriberSession.Command> session = testKit.spawn(SubscriberSession.create(
+        new SubscriberSession.Init("orders", "billing", 10, 4096, Duration.ofMillis(100)),
+        (topic, name, add) -> attached, out.ref()));
+    session.tell(new SubscriberSession.Deliver(List.of(delivery(1), delivery(2), delivery(3))));
+    out.expectMessageClass(SubscriberSession.Subscribed.class, WAIT);
+    out.expectMessageClass(SubscriberSession.Emit.class, WAIT);
+
+    session.tell(new SubscriberSession.Ack(TagRanges.of(1, 1)));
+    session.tell(new SubscriberSession.Nack(TagRanges.of(2, 2), Duration.ZERO));
+    session.tell(new SubscriberSession.Ack(TagRanges.of(3, 3)));
+    attached.complete(group.ref());
+
+    assertEquals(TagRanges.of(1, 1), group.expectMessageClass(ConsumerGroup.AckDeliveries.class, WAIT).tags());
+    assertEquals(TagRanges.of(2, 2), group.expectMessageClass(ConsumerGroup.NackDeliveries.class, WAIT).tags());
+    assertEquals(TagRanges.of(3, 3), group.expectMessageClass(ConsumerGroup.AckDeliveries.class, WAIT).tags());
+  }
+
   @Test
   void afterItsGroupIsLostTheSessionRejoinsNumberingOnAndDropsAcksOfTheOldTags() throws InterruptedException {
     Groups groups = new Groups();
@@ -98,7 +152,7 @@ class SubscriberSessionTest {
     ActorRef<SubscriberSession.Command> session = start(groups, out);
 
     SubscriberSession.Subscribed subscribed = out.expectMessageClass(SubscriberSession.Subscribed.class, WAIT);
-    assertEquals(new SubscriberSession.Subscribed("orders", "billing", 10), subscribed);
+    assertEquals(new SubscriberSession.Subscribed("orders", "billing", 10, 4096), subscribed);
     SubscriberSession.Refusal refusal = new SubscriberSession.Refusal(SubscriberSession.Reason.OVER_LIMIT, "full");
     session.tell(new SubscriberSession.Refuse(refusal));
     assertEquals(refusal, out.expectMessageClass(SubscriberSession.Fail.class, WAIT).refusal());
@@ -110,12 +164,12 @@ class SubscriberSessionTest {
     CompletableFuture<ActorRef<ConsumerGroup.Command>> attached = new CompletableFuture<>();
     TestProbe<SubscriberSession.Output> out = testKit.createTestProbe();
     ActorRef<SubscriberSession.Command> session = testKit.spawn(SubscriberSession.create(
-        new SubscriberSession.Init("orders", "billing", 10, Duration.ofMillis(100)), (topic, name, add) -> attached,
-        out.ref()));
+        new SubscriberSession.Init("orders", "billing", 10, 4096, Duration.ofMillis(100)),
+        (topic, name, add) -> attached, out.ref()));
 
     // The group took the consumer and delivers its due backlog before the attach reply reaches the session.
     session.tell(new SubscriberSession.Deliver(List.of(delivery(1), delivery(2))));
-    assertEquals(new SubscriberSession.Subscribed("orders", "billing", 10),
+    assertEquals(new SubscriberSession.Subscribed("orders", "billing", 10, 4096),
         out.expectMessageClass(SubscriberSession.Subscribed.class, WAIT));
     assertEquals(2, out.expectMessageClass(SubscriberSession.Emit.class, WAIT).deliveries().size());
     attached.complete(group.ref());
@@ -137,7 +191,7 @@ class SubscriberSessionTest {
       return CompletableFuture.completedFuture(group.ref());
     };
     TestProbe<SubscriberSession.Output> out = testKit.createTestProbe();
-    testKit.spawn(Behaviors.supervise(SubscriberSession.create(new SubscriberSession.Init("orders", "billing", 10,
+    testKit.spawn(Behaviors.supervise(SubscriberSession.create(new SubscriberSession.Init("orders", "billing", 10, 4096,
         Duration.ofMillis(100)), breaksOnRejoin, out.ref())).onFailure(SupervisorStrategy.stop()));
     out.expectMessageClass(SubscriberSession.Subscribed.class, WAIT);
 
@@ -148,7 +202,7 @@ class SubscriberSessionTest {
   }
 
   private static ActorRef<SubscriberSession.Command> start(Groups groups, TestProbe<SubscriberSession.Output> out) {
-    return testKit.spawn(SubscriberSession.create(new SubscriberSession.Init("orders", "billing", 10,
+    return testKit.spawn(SubscriberSession.create(new SubscriberSession.Init("orders", "billing", 10, 4096,
         Duration.ofMillis(100)), groups, out.ref()));
   }
 

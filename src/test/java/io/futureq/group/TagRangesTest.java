@@ -26,6 +26,20 @@ class TagRangesTest {
   }
 
   @Test
+  void gatheringAcksOfTagsOneByOneInOrderMakesOneRange() {
+    TagRanges.Gather gather = new TagRanges.Gather();
+    for (long tag = 1; tag <= 100; tag++) {
+      gather.add(TagRanges.of(tag, tag));
+    }
+    gather.add(new TagRanges(new long[] {90, 101, 105, 106}));
+    gather.add(TagRanges.of(3, 3));
+
+    assertEquals(new TagRanges(new long[] {1, 101, 105, 106, 3, 3}), gather.take());
+    assertTrue(gather.isEmpty());
+    assertEquals(TagRanges.NONE, gather.take());
+  }
+
+  @Test
   void zeroOrBackwardRangesAreRefused() {
     assertThrows(IllegalArgumentException.class, () -> TagRanges.of(0, 2));
     assertThrows(IllegalArgumentException.class, () -> TagRanges.of(5, 3));

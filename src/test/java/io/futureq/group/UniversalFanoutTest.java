@@ -118,7 +118,7 @@ class UniversalFanoutTest {
 
   private static TestProbe<SubscriberSession.Command> subscriber(ActorRef<ConsumerGroup.Command> fanout, int credit) {
     TestProbe<SubscriberSession.Command> probe = testKit.createTestProbe();
-    fanout.tell(new ConsumerGroup.AddConsumer(probe.ref(), credit, 1));
+    fanout.tell(new ConsumerGroup.AddConsumer(probe.ref(), credit, 0, 1));
     return probe;
   }
 

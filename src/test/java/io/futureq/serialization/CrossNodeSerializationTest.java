@@ -51,8 +51,8 @@ class CrossNodeSerializationTest {
     TestProbe<StatusReply<ActorRef<ConsumerGroup.Command>>>
         reply = testKit.createTestProbe();
     TopicEntity.Attach attach = roundTrip(new TopicEntity.Attach("g",
-        new ConsumerGroup.AddConsumer(consumer.getRef(), 10, 7), reply.getRef()));
-    assertEquals(new ConsumerGroup.AddConsumer(consumer.getRef(), 10, 7), attach.add());
+        new ConsumerGroup.AddConsumer(consumer.getRef(), 10, 4096, 7), reply.getRef()));
+    assertEquals(new ConsumerGroup.AddConsumer(consumer.getRef(), 10, 4096, 7), attach.add());
     TopicEntity.MessagesStored stored = roundTrip(new TopicEntity.MessagesStored(7,
         List.of(new DueMessage(new byte[] {1, 2, 3}, STORED))));
     assertEquals(7, stored.index());
@@ -68,8 +68,8 @@ class CrossNodeSerializationTest {
   @Test
   void groupCommandsRoundTrip() {
     TestProbe<SubscriberSession.Command> consumer = testKit.createTestProbe();
-    assertEquals(new ConsumerGroup.AddConsumer(consumer.getRef(), 5, 1),
-        roundTrip(new ConsumerGroup.AddConsumer(consumer.getRef(), 5, 1)));
+    assertEquals(new ConsumerGroup.AddConsumer(consumer.getRef(), 5, 4096, 1),
+        roundTrip(new ConsumerGroup.AddConsumer(consumer.getRef(), 5, 4096, 1)));
     TagRanges tags = new TagRanges(new long[] {1, 1, 4, 9});
     assertEquals(tags, roundTrip(new ConsumerGroup.AckDeliveries(consumer.getRef(), tags)).tags());
     ConsumerGroup.NackDeliveries nack = roundTrip(new ConsumerGroup.NackDeliveries(consumer.getRef(),

@@ -510,7 +510,8 @@ class TopicEntityTest {
   private StatusReply<ActorRef<ConsumerGroup.Command>> tryAttach(String group,
       TestProbe<SubscriberSession.Command> consumer, int credit) {
     TestProbe<StatusReply<ActorRef<ConsumerGroup.Command>>> reply = testKit.createTestProbe();
-    entity.tell(new TopicEntity.Attach(group, new ConsumerGroup.AddConsumer(consumer.ref(), credit, 1), reply.ref()));
+    entity.tell(new TopicEntity.Attach(group, new ConsumerGroup.AddConsumer(consumer.ref(), credit, 0, 1),
+        reply.ref()));
     return reply.receiveMessage(WAIT);
   }
 

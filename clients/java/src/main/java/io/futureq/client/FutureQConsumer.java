@@ -128,7 +128,7 @@ public final class FutureQConsumer implements AutoCloseable {
     // The first stream goes to a target the application named; resubscribes may go to any member.
     stream = new SubscribeStream(stream == null ? client.seedChannel() : client.nextChannel(), topic, group, events,
         client.timer());
-    stream.start(options.maxInFlight());
+    stream.start(options.maxInFlight(), options.maxInFlightBytes());
   }
 
   private synchronized void onSubscribed() {
@@ -156,6 +156,10 @@ public final class FutureQConsumer implements AutoCloseable {
     }
   }
 
+  /**
+   * Runs the handler on a share of a frame. Its acks, automatic or the handler's own, go out as one frame at the
+   * end of the share (or per quarter of the credit), not one frame per message nor after a linger.
+   */
   private void handle(SubscribeStream from, List<ReceivedMessage> messages) {
     for (ReceivedMessage message : messages) {
       try {
@@ -170,9 +174,7 @@ public final class FutureQConsumer implements AutoCloseable {
         }
       }
     }
-    if (options.autoAck()) {
-      from.flush();
-    }
+    from.flush();
   }
 
   private synchronized void onStreamEnded(SubscribeStream ended, Status status) {

@@ -21,9 +21,11 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * One Subscribe call on plain grpc-java. Frames are passed on a frame at a time (no hand-off per
- * delivery); acks are gathered and sent packed as tag ranges, when
- * {@link #ACK_BATCH} are waiting, when the caller flushes, or {@link #ACK_LINGER_MS} after the
- * first. A stream that ended drops acks and nacks: the broker redelivers what they named.
+ * delivery); acks are gathered and sent packed as tag ranges, when a quarter of the credit in force
+ * (at most {@link #ACK_BATCH}) is waiting, when the caller flushes, or {@link #ACK_LINGER_MS} after
+ * the first. The broker's cost is per frame: acks one frame each would double it, and a credit
+ * returned in quarters keeps deliveries coming while the rest is handled. A stream that ended drops
+ * acks and nacks: the broker redelivers what they named.
  */
 final class SubscribeStream extends ClientCall.Listener<DeliveryFrame> {
   static final int ACK_BATCH = 1024;
@@ -45,6 +47,8 @@ final class SubscribeStream extends ClientCall.Listener<DeliveryFrame> {
   private final ScheduledExecutorService timer;
   private long[] acks = new long[64];
   private int ackCount;
+  /** Acks that make a frame at once: a quarter of the credit in force. */
+  private int ackBatch = ACK_BATCH;
   private boolean flushScheduled;
   private boolean ended;
 
@@ -59,16 +63,20 @@ final class SubscribeStream extends ClientCall.Listener<DeliveryFrame> {
     this.timer = timer;
   }
 
-  synchronized void start(int maxInFlight) {
+  /** @param maxInFlight and {@code maxInFlightBytes}: the credit asked for, 0 for the broker's default */
+  synchronized void start(int maxInFlight, long maxInFlightBytes) {
     call.start(this, new Metadata());
     call.request(1);
     call.sendMessage(ConsumerFrame.newBuilder().setInit(SubscribeInit.newBuilder().setTopic(topic).setGroup(group)
-        .setMaxInFlight(maxInFlight)).build());
+        .setMaxInFlight(maxInFlight).setMaxInFlightBytes(maxInFlightBytes)).build());
   }
 
   @Override
   public void onMessage(DeliveryFrame frame) {
     if (frame.hasSubscribed()) {
+      synchronized (this) {
+        ackBatch = ackBatch(frame.getSubscribed().getMaxInFlight());
+      }
       events.subscribed(this);
     }
     if (frame.getDeliveriesCount() > 0) {
@@ -116,9 +124,14 @@ final class SubscribeStream extends ClientCall.Listener<DeliveryFrame> {
       acks = Arrays.copyOf(acks, acks.length * 2);
     }
     acks[ackCount++] = tag;
-    if (ackCount >= ACK_BATCH) {
+    if (ackCount >= ackBatch) {
       flushLocked();
     }
+  }
+
+  /** A quarter of the credit, so that acks return it while the rest is being handled; 0 is an older broker's. */
+  static int ackBatch(int maxInFlight) {
+    return maxInFlight == 0 ? ACK_BATCH : Math.max(1, Math.min(ACK_BATCH, maxInFlight / 4));
   }
 
   synchronized void flush() {
