@@ -140,7 +140,8 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
     this.gc = gc;
     this.feed = new DueBuffer(ctx, gc, startAfter);
     this.metrics = new GroupMetrics(gc.topic(), gc.group());
-    this.inFlight = new InFlightDeliveries(consumers, timers, gc.settings().inFlightTimeout(), metrics);
+    this.inFlight = new InFlightDeliveries(consumers, timers, gc.settings().inFlightTimeout(), metrics,
+        gc.wakeTimer().clock());
     this.redelivery = new Redelivery(timers, new RequeueDue(), gc, feed);
     this.lateness = new DeliveryLateness.Recorder(metrics.lateness);
     this.catchUp = new ReplicaCatchUp(gc, ctx.getSelf());
@@ -298,7 +299,7 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
   }
 
   private Behavior<Command> onInFlightDue(InFlightDue due) {
-    List<InFlightTable.Entry<LiveConsumer>> expired = inFlight.expire(System.currentTimeMillis());
+    List<InFlightTable.Entry<LiveConsumer>> expired = inFlight.expire(gc.wakeTimer().clock().millis());
     for (int i = expired.size() - 1; i >= 0; i--) {
       feed.ready.addFirst(new Pending(expired.get(i).message, expired.get(i).attempt));
     }
@@ -321,7 +322,7 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
     if (!catchUp.caughtUp()) {
       return this;
     }
-    Instant clock = Instant.now();
+    Instant clock = gc.wakeTimer().clock().instant();
     long now = clock.toEpochMilli();
     long nowUs = DeliveryLateness.epochMicros(clock);
     int max = gc.settings().maxDeliveries();

@@ -3,6 +3,7 @@ package io.futureq.group;
 import io.futureq.config.TopicSettings;
 import io.futureq.storage.OrderedStore;
 import java.time.Duration;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -108,6 +109,7 @@ public final class DueFeed extends AbstractBehavior<DueFeed.Command> {
   private final DueReads reads;
   private final EarliestWake wake;
   private final Duration askTimeout;
+  private final InstantSource clock;
   /** The topic's read position: what the groups at the head have been handed. */
   private final DueCursor head;
   private final Map<ActorRef<ConsumerGroup.Command>, FeedMember> members = new LinkedHashMap<>();
@@ -123,6 +125,7 @@ public final class DueFeed extends AbstractBehavior<DueFeed.Command> {
     this.reads = new DueReads(topic, settings, reader, storageExecutor);
     ActorRef<Command> self = ctx.getSelf();
     this.wake = new EarliestWake(wakeTimer, () -> self.tell(new Wake()));
+    this.clock = wakeTimer.clock();
     this.askTimeout = askTimeout;
     this.head = new DueCursor(reader, null);
   }
@@ -175,7 +178,7 @@ public final class DueFeed extends AbstractBehavior<DueFeed.Command> {
   }
 
   private Behavior<Command> onStored(Stored stored) {
-    long now = System.currentTimeMillis();
+    long now = clock.millis();
     wake.schedule(head.stored(stored, now, m -> {}), now);
     for (FeedMember m : members.values()) {
       m.stored(stored, now);
@@ -199,7 +202,7 @@ public final class DueFeed extends AbstractBehavior<DueFeed.Command> {
       reads.removed(moved.from());
     }
     Stored stored = new Stored(moved.index(), List.of(moved.to()));
-    long now = System.currentTimeMillis();
+    long now = clock.millis();
     wake.schedule(head.stored(stored, now, m -> {}), now);
     for (FeedMember m : members.values()) {
       if (!moved.ackedBy().contains(m.name)) {
@@ -252,7 +255,7 @@ public final class DueFeed extends AbstractBehavior<DueFeed.Command> {
    * one shared by the groups at (or ahead of) the head if any of them asked and something may be due.
    */
   private void readIfWanted() {
-    long now = System.currentTimeMillis();
+    long now = clock.millis();
     for (FeedMember m : members.values()) {
       if (m.wants && !m.cursor.reading() && m.behind(head)) {
         if (now >= m.noReadBeforeMs) {
@@ -292,7 +295,7 @@ public final class DueFeed extends AbstractBehavior<DueFeed.Command> {
 
   /** The shared read finished: each participant still a member takes its share (see {@link FeedMember}). */
   private Behavior<Command> onHeadRead(HeadRead done) {
-    long now = System.currentTimeMillis();
+    long now = clock.millis();
     reads.finished();
     if (done.failure() != null) {
       getContext().getLog().warn("reading due messages of topic {} failed; retrying", topic, done.failure());
@@ -317,7 +320,7 @@ public final class DueFeed extends AbstractBehavior<DueFeed.Command> {
 
   /** A laggard's own read finished: it moves up to where the head stood when the read started, or less if full. */
   private Behavior<Command> onLagRead(LagRead done) {
-    long now = System.currentTimeMillis();
+    long now = clock.millis();
     reads.finished();
     FeedMember m = done.member();
     if (members.get(m.ref) != m) {

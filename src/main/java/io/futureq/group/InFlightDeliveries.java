@@ -3,6 +3,7 @@ package io.futureq.group;
 import io.futureq.metrics.GroupMetrics;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -21,11 +22,13 @@ final class InFlightDeliveries {
   private final TimerScheduler<ConsumerGroup.Command> timers;
   private final Duration timeout;
   private final GroupMetrics metrics;
+  private final InstantSource clock;
   private long timerAt = Long.MAX_VALUE;
 
   /** @param consumers the group's consumers, whose credit the deliveries hold */
   InFlightDeliveries(CreditRoundRobin<LiveConsumer> consumers, TimerScheduler<ConsumerGroup.Command> timers,
-      Duration timeout, GroupMetrics metrics) {
+      Duration timeout, GroupMetrics metrics, InstantSource clock) {
+    this.clock = clock;
     this.consumers = consumers;
     this.timers = timers;
     this.timeout = timeout;
@@ -117,7 +120,7 @@ final class InFlightDeliveries {
     if (at != Long.MAX_VALUE && at < timerAt) {
       timerAt = at;
       timers.startSingleTimer("in-flight", new ConsumerGroup.InFlightDue(),
-          ConsumerGroup.timerDelay(at, System.currentTimeMillis()));
+          ConsumerGroup.timerDelay(at, clock.millis()));
     }
   }
 }

@@ -1,6 +1,7 @@
 package io.futureq.group;
 
 import java.time.Instant;
+import java.time.InstantSource;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -21,6 +22,11 @@ public final class PreciseWakeTimer implements WakeTimer, AutoCloseable {
   public PreciseWakeTimer() {
     // Cancelled wake-ups are dropped at once: a group re-arms often, and most arms are cancelled.
     executor.setRemoveOnCancelPolicy(true);
+  }
+
+  @Override
+  public InstantSource clock() {
+    return InstantSource.system();
   }
 
   @Override

@@ -33,7 +33,7 @@ final class Redelivery {
 
   /** Consumers nacked these deliveries: they go to the front of the buffer, or wait for {@code requeueDelay}. */
   void nacked(List<InFlightTable.Entry<LiveConsumer>> entries, Duration requeueDelay) {
-    long at = System.currentTimeMillis() + requeueDelay.toMillis();
+    long at = gc.wakeTimer().clock().millis() + requeueDelay.toMillis();
     List<Pending> delayed = new ArrayList<>();
     for (int i = entries.size() - 1; i >= 0; i--) {
       Pending again = new Pending(entries.get(i).message, entries.get(i).attempt);
@@ -60,14 +60,14 @@ final class Redelivery {
 
   /** Moving the message to the dead-letter topic failed: it is tried again after the retry backoff. */
   void retryDeadLetter(Pending pending) {
-    requeue.add(pending, System.currentTimeMillis() + gc.topicSettings().retryBackoff().toMillis());
+    requeue.add(pending, gc.wakeTimer().clock().millis() + gc.topicSettings().retryBackoff().toMillis());
     armRequeueTimer();
   }
 
   /** The requeue timer fired: the messages whose wait is over go to the front of the buffer, earliest first. */
   void requeueDue() {
     requeueTimerAt = Long.MAX_VALUE;
-    List<Pending> back = requeue.takeReady(System.currentTimeMillis());
+    List<Pending> back = requeue.takeReady(gc.wakeTimer().clock().millis());
     for (int i = back.size() - 1; i >= 0; i--) {
       feed.ready.addFirst(back.get(i));
     }
@@ -88,7 +88,7 @@ final class Redelivery {
     long at = requeue.earliest();
     if (at != Long.MAX_VALUE && at < requeueTimerAt) {
       requeueTimerAt = at;
-      timers.startSingleTimer("requeue", requeueDue, ConsumerGroup.timerDelay(at, System.currentTimeMillis()));
+      timers.startSingleTimer("requeue", requeueDue, ConsumerGroup.timerDelay(at, gc.wakeTimer().clock().millis()));
     }
   }
 }

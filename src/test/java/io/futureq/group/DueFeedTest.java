@@ -17,6 +17,7 @@ import io.futureq.log.proto.NackDelay;
 import io.futureq.log.proto.NewMessage;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -60,7 +61,8 @@ class DueFeedTest {
   void open() {
     testLog = TestLog.open(dir, BUCKET_MS);
     feed = testKit.spawn(DueFeed.create(TOPIC, SETTINGS, testLog.store(), BUCKET_MS, reads,
-        WakeTimer.of(testKit.system().scheduler(), testKit.system().executionContext()), WAIT));
+        WakeTimer.of(testKit.system().scheduler(), testKit.system().executionContext(),
+            InstantSource.system()), WAIT));
   }
 
   @AfterEach

@@ -13,6 +13,7 @@ import io.futureq.log.proto.NewMessage;
 import io.futureq.storage.StorageKeys;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -107,7 +108,8 @@ class UniversalFanoutTest {
   }
 
   private ActorRef<ConsumerGroup.Command> start(GroupSettings settings) {
-    WakeTimer timer = WakeTimer.of(testKit.system().scheduler(), testKit.system().executionContext());
+    WakeTimer timer = WakeTimer.of(testKit.system().scheduler(), testKit.system().executionContext(),
+            InstantSource.system());
     feed = testKit.spawn(DueFeed.create(TOPIC, TOPIC_SETTINGS, testLog.store(), BUCKET_MS, storageExecutor, timer,
         WAIT));
     GroupContext context = new GroupContext(TOPIC, "", settings, TOPIC_SETTINGS, testLog.log(), 10, timer,

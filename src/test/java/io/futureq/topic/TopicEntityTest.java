@@ -35,9 +35,9 @@ import io.futureq.log.proto.LogCommand;
 import io.futureq.log.proto.NewMessage;
 import io.futureq.storage.OrderedStore.Space;
 import io.futureq.storage.RocksStore;
+import io.futureq.testing.ManualClock;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -53,7 +53,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
@@ -76,8 +75,9 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>The entity's own timers (delete batches, expiry, retries) run on {@link ManualTime}, and the clock the
  * entity reads moves with it ({@link #timePasses}). Nothing moves time but the test: {@link #quiesce} lets
  * whatever has started finish, so that "nothing yet" is asserted without waiting. The due path (due feed and
- * groups, package {@code group}) reads the wall clock itself, which ManualTime does not move: due deliveries are
- * tested with messages due already, and once in real time on the node's precise wake timer.
+ * groups, package {@code group}) reads the wall clock here (its wake timer's), which ManualTime does not move: due
+ * deliveries are tested with messages due already, and once in real time on the node's precise wake timer; the
+ * groups' own timers on the test's time are {@code ConsumerGroupTimersTest}'s.
  */
 class TopicEntityTest {
   /** ManualTime is all the entity needs besides Pekko's defaults: spawned directly, it needs no cluster. */
@@ -98,7 +98,7 @@ class TopicEntityTest {
   Path dir;
 
   private final String topic = "orders-" + TOPICS.incrementAndGet();
-  private final ManualClock clock = new ManualClock(System.currentTimeMillis());
+  private final ManualClock clock = new ManualClock();
   private final LocalTopics localTopics = new LocalTopics();
   private final Map<CommandResult, Long> indexes = Collections.synchronizedMap(new IdentityHashMap<>());
   private final TestProbe<ClusterSharding.ShardCommand> shard = testKit.createTestProbe();
@@ -466,7 +466,7 @@ class TopicEntityTest {
 
   /** The due feed's and groups' wake-ups on the actor system's scheduler, which ManualTime drives. */
   private static WakeTimer manualWakeTimer() {
-    return WakeTimer.of(testKit.system().scheduler(), testKit.system().executionContext());
+    return WakeTimer.of(testKit.system().scheduler(), testKit.system().executionContext(), InstantSource.system());
   }
 
   /** Moves the entity's clock and fires the timers due meanwhile. */
@@ -560,29 +560,6 @@ class TopicEntityTest {
 
   private static String payload(GroupDelivery delivery) {
     return delivery.message().message().getPayload().toStringUtf8();
-  }
-
-  /** The entity's clock: the wall clock when the test began, then moved on only by {@link #timePasses}. */
-  private static final class ManualClock implements InstantSource {
-    private final AtomicLong nowMs;
-
-    ManualClock(long startMs) {
-      this.nowMs = new AtomicLong(startMs);
-    }
-
-    @Override
-    public Instant instant() {
-      return Instant.ofEpochMilli(nowMs.get());
-    }
-
-    @Override
-    public long millis() {
-      return nowMs.get();
-    }
-
-    void advance(Duration amount) {
-      nowMs.addAndGet(amount.toMillis());
-    }
   }
 
   /**
