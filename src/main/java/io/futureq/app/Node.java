@@ -18,8 +18,10 @@ import io.futureq.log.LocalEventLog;
 import io.futureq.log.WriteQueueLimit;
 import io.futureq.log.leader.PersistenceWarmUp;
 import io.futureq.log.raft.RaftEventLog;
+import io.futureq.log.raft.RaftStatus;
 import io.futureq.metrics.LogMetrics;
 import io.futureq.metrics.MetricsServer;
+import io.futureq.metrics.NodeMetrics;
 import io.futureq.metrics.TopicMetrics;
 import io.futureq.storage.MemoryStore;
 import io.futureq.storage.OrderedStore;
@@ -178,6 +180,10 @@ public final class Node implements AutoCloseable {
     if (raftLog != null) {
       CrashedMemberDowning.start(system, raftLog);
     }
+    if (metrics != null) {
+      metrics.sample(NodeMetrics.start(store::engineStats, raftLog == null ? null : () -> raftView(raftLog.status()),
+          settings.config().getDuration("kamon.metric.tick-interval")));
+    }
     EventLog log = clustered ? raftLog : new LocalEventLog(store, stateMachine, settings.storage().fsync(),
         settings.storage().groupCommitMaxCommands(), unlimited, announcer, logMetrics::recordCommit);
     EventLog eventLog = WritePath.start(system, settings, log, raftLog, store, writeLimit);
@@ -227,9 +233,11 @@ public final class Node implements AutoCloseable {
     }
     readiness.set(true);
     TopicWakeUps.wakeAll(store, router);
-    LOG.info("FutureQ node {} serving gRPC on {}:{}, advertised as {} (data in {})", settings.cluster().nodeId(),
-        settings.api().host(), grpcPort, grpcAddress, settings.storage().engine() == StorageEngine.MEMORY
-            ? "memory only, lost on restart" : settings.storage().dataDir().toAbsolutePath());
+    LOG.info("FutureQ {} node {} serving gRPC on {}:{}, advertised as {} (data in {}); management on {}:{}; {}",
+        NodeMetrics.version(), settings.cluster().nodeId(), settings.api().host(), grpcPort, grpcAddress,
+        settings.storage().engine() == StorageEngine.MEMORY ? "memory only, lost on restart"
+            : settings.storage().dataDir().toAbsolutePath(), settings.management().host(), settings.management().port(),
+        metrics == null ? "metrics off" : "metrics on " + settings.metrics().host() + ":" + metrics.port());
     Exposure.log(settings, grpcPort, clustered);
     return new Node(system, binding, store);
   }
@@ -360,5 +368,10 @@ public final class Node implements AutoCloseable {
       Throwable cause = e.getCause() == null ? e : e.getCause();
       throw new IllegalStateException("could not " + what + ": " + cause.getMessage(), cause);
     }
+  }
+
+  private static NodeMetrics.RaftView raftView(RaftStatus status) {
+    return new NodeMetrics.RaftView(status.term(), status.commitIndex(), status.appliedIndex(),
+        status.role() == RaftStatus.Role.LEADER, status.leaderId());
   }
 }

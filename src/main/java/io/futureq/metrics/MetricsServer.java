@@ -22,6 +22,7 @@ public final class MetricsServer implements AutoCloseable {
   public static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
   private final HttpServer http;
+  private volatile NodeMetrics sampler;
 
   private MetricsServer(HttpServer http) {
     this.http = http;
@@ -71,8 +72,16 @@ public final class MetricsServer implements AutoCloseable {
     return http.getAddress().getPort();
   }
 
+  /** Samples the node's own gauges ({@link NodeMetrics}) from now on, until this endpoint closes. */
+  public void sample(NodeMetrics nodeMetrics) {
+    this.sampler = nodeMetrics;
+  }
+
   @Override
   public void close() {
+    if (sampler != null) {
+      sampler.close();
+    }
     http.stop(0);
     Kamon.stop();
   }

@@ -1,6 +1,7 @@
 package io.futureq.storage;
 
 import java.nio.file.Path;
+import java.util.Map;
 
 /**
  * An ordered key-value store split into a few key spaces, written in atomic batches.
@@ -99,4 +100,12 @@ public interface OrderedStore extends AutoCloseable {
 
   @Override
   void close();
+
+  /**
+   * The engine's own figures for metrics, by RocksDB property name, summed over the key spaces (sizes, compaction,
+   * stalls); empty for an engine without them. Safe from any thread; may throw while the store closes.
+   */
+  default Map<String, Long> engineStats() {
+    return Map.of();
+  }
 }

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.rocksdb.BlockBasedTableConfig;
@@ -124,6 +125,35 @@ public final class RocksStore implements OrderedStore {
     } finally {
       gate.exit();
     }
+  }
+
+  /** Properties whose values are summed over the column families, and those that are the database's own. */
+  private static final List<String> SUMMED = List.of("rocksdb.estimate-live-data-size",
+      "rocksdb.total-sst-files-size", "rocksdb.cur-size-all-mem-tables", "rocksdb.estimate-pending-compaction-bytes");
+  private static final List<String> DATABASE = List.of("rocksdb.num-running-compactions", "rocksdb.is-write-stopped",
+      "rocksdb.actual-delayed-write-rate");
+
+  @Override
+  public Map<String, Long> engineStats() {
+    Map<String, Long> stats = new HashMap<>();
+    gate.enter();
+    try {
+      for (String property : SUMMED) {
+        long sum = 0;
+        for (ColumnFamilyHandle handle : handles.values()) {
+          sum += db.getLongProperty(handle, property);
+        }
+        stats.put(property, sum);
+      }
+      for (String property : DATABASE) {
+        stats.put(property, db.getLongProperty(property));
+      }
+    } catch (RocksDBException e) {
+      throw new StorageException("reading the statistics of " + dir + " failed: " + e.getMessage(), e);
+    } finally {
+      gate.exit();
+    }
+    return stats;
   }
 
   @Override

@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -69,6 +70,15 @@ class ClusterProcessE2ETest {
       System.out.println(followerKill);
       assertTrue(!followerKill.wasLeader(), "the follower killed was the Raft leader: " + followerKill);
       assertResumed(followerKill);
+
+      // The Raft gauges of the new leader's node: it leads, and it saw the leader change.
+      Await.value("futureq_raft_leader 1.0 and a leader change in node " + newLeader + "'s scrape",
+          Duration.ofSeconds(30), () -> {
+            String scrape = nodes.scrape(newLeader);
+            return scrape != null && scrape.contains("futureq_raft_leader 1.0")
+                && Pattern.compile("(?m)^futureq_raft_leader_changes [1-9]").matcher(scrape).find()
+                && Pattern.compile("(?m)^futureq_raft_term [1-9]").matcher(scrape).find() ? scrape : null;
+          }, () -> "last scrape:\n" + nodes.scrape(newLeader));
 
       Set<String> lost = probe.stopAndFindLost(Duration.ofSeconds(60));
       assertTrue(lost.isEmpty(), "acknowledged at QUORUM but never delivered: " + lost);

@@ -144,6 +144,19 @@ final class ClusterProcesses implements AutoCloseable {
     return metrics[i];
   }
 
+  /** Node {@code i}'s scrape of /metrics, or null where it does not answer. */
+  String scrape(int i) {
+    try {
+      return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + metrics[i]
+          + "/metrics")).timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString()).body();
+    } catch (IOException e) {
+      return null;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return null;
+    }
+  }
+
   /**
    * {@code futureq_published_total} of {@code topic} summed over the live nodes' Prometheus endpoints (0 where it
    * is not there yet, or a node does not answer).

@@ -88,7 +88,7 @@ class MetricsE2ETest {
   }
 
   @Test
-  void pendingGaugesOfStoredTopicsAreThereFromStartUpBeforeAnyTraffic() throws Exception {
+  void pendingGaugesAndTheNodesOwnFamiliesAreThereFromStartUpBeforeAnyTraffic() throws Exception {
     Path data = dir.resolve("data");
     try (BrokerProcess broker = BrokerProcess.start(dir, data, "").awaitReady(START)) {
       ProducerClient producer = ProducerClient.create(GrpcClientSettings.connectToServiceAt("127.0.0.1",
@@ -103,6 +103,19 @@ class MetricsE2ETest {
       String gauge = "futureq_pending{topic=\"kept\"} 3.0";
       HttpResponse<String> scrape = scrapeUntil(restarted.metricsPort(), gauge);
       assertTrue(scrape.body().contains(gauge), scrape.body());
+      // The node's own families, with no traffic since start-up: build, JVM and process, the store.
+      for (String family : List.of("futureq_build_info", "futureq_jvm_heap_used_bytes", "futureq_jvm_heap_max_bytes",
+          "futureq_jvm_threads", "futureq_jvm_gc_collections", "futureq_process_cpu_seconds",
+          "futureq_process_open_fds", "futureq_process_uptime_seconds", "futureq_storage_sst_files_bytes",
+          "futureq_storage_live_data_bytes", "futureq_storage_write_stopped")) {
+        assertTrue(scrape.body().contains("# HELP " + family + " "), family + " has no HELP:\n" + scrape.body());
+        assertTrue(Pattern.compile("(?m)^" + family + "(\\{[^}]*})? [0-9.eE+-]+$").matcher(scrape.body()).find(),
+            family + " has no sample:\n" + scrape.body());
+      }
+      assertTrue(Pattern.compile("(?m)^futureq_storage_sst_files_bytes [1-9]").matcher(scrape.body()).find(),
+          "the restarted store has SST files:\n" + scrape.body());
+      assertTrue(scrape.body().contains("futureq_storage_write_stopped 0.0"), scrape.body());
+      assertEquals(List.of(), PrometheusText.problems(scrape.body()), scrape.body());
     }
   }
 

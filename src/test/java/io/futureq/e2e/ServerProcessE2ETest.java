@@ -140,6 +140,7 @@ class ServerProcessE2ETest {
       Await.until("the broker logs that it serves gRPC", Duration.ofSeconds(30),
           () -> broker.output().contains("serving gRPC"));
       var json = new ObjectMapper();
+      int metricsPort = broker.metricsPort();
       List<String> lines = broker.output().lines().toList();
       assertTrue(!lines.isEmpty(), "no output");
       for (String line : lines) {
@@ -155,7 +156,9 @@ class ServerProcessE2ETest {
         }
       }).anyMatch(e -> e.get("loggerName").asText().equals("io.futureq.app.Node")
           && e.get("level").asText().equals("INFO") && e.get("formattedMessage").asText()
-              .startsWith("FutureQ node node-1 serving gRPC on 127.0.0.1:" + broker.grpcPort)), broker.output());
+              .matches("FutureQ \\S+ node node-1 serving gRPC on 127\\.0\\.0\\.1:" + broker.grpcPort
+                  + ",.*; management on 127\\.0\\.0\\.1:\\d+; metrics on 127\\.0\\.0\\.1:" + metricsPort)),
+          broker.output());
     }
   }
 
