@@ -73,6 +73,51 @@ class DeploymentManifestsTest {
     assertEquals("futureq", kinds.get("StatefulSet").at("/spec/serviceName").asText());
   }
 
+  /**
+   * The Containerfile (no image can be built here: no container daemon runs on this machine and no registry is
+   * reachable for the JRE base image, so the test reads the file): it unpacks the tarball this build names, runs
+   * bin/futureq server as a user that is not root, exposes the ports the settings name, and its environment is a
+   * settings set the broker accepts once the operator has chosen plaintext or TLS.
+   */
+  @Test
+  void theContainerfileRunsTheTarballAsANonRootUserWithThePortsOfTheSettings() throws Exception {
+    List<String> lines = Files.readAllLines(Path.of("Containerfile"));
+    String version = new String(Files.readAllBytes(Path.of("pom.xml"))).replaceFirst(
+        "(?s).*?<artifactId>futureq</artifactId>\\s*<version>([^<]+)</version>.*", "$1");
+    Map<String, String> env = new HashMap<>(Map.of("FUTUREQ_SECURITY_ALLOW_INSECURE", "true"));
+    // The ENV instruction and its continuation lines; comments name variables too.
+    String instructions = String.join("\n", lines.stream().filter(l -> !l.startsWith("#")).toList());
+    Matcher envs = Pattern.compile("(FUTUREQ_[A-Z_]+)=([^\\s\\\\]+)").matcher(instructions);
+    while (envs.find()) {
+      env.put(envs.group(1), envs.group(2));
+    }
+
+    BrokerSettings settings;
+    try {
+      settings = BrokerSettings.from(BrokerSettings.load(null, env));
+    } catch (SettingsException e) {
+      throw new AssertionError("the Containerfile's settings are refused: " + e.problems(), e);
+    }
+
+    assertEquals(Path.of("/var/lib/futureq/store"), settings.storage().dataDir());
+    assertEquals("0.0.0.0", settings.api().host());
+    assertEquals("ARG VERSION=" + version, instruction(lines, "ARG VERSION"));
+    assertEquals("ADD target/futureq-${VERSION}.tar.gz /opt/", instruction(lines, "ADD"));
+    assertTrue(instruction(lines, "USER").matches("USER [1-9][0-9]*"), instruction(lines, "USER"));
+    assertEquals("ENTRYPOINT [\"/opt/futureq/bin/futureq\"]", instruction(lines, "ENTRYPOINT"));
+    assertEquals("CMD [\"server\"]", instruction(lines, "CMD"));
+    assertEquals("EXPOSE " + settings.api().port() + " " + settings.management().port() + " "
+        + settings.metrics().port() + " " + settings.config().getInt("futureq.cluster.remoting.port") + " 50005",
+        instruction(lines, "EXPOSE"));
+    assertTrue(String.join("\n", lines).contains("/dev/tcp/127.0.0.1/" + settings.management().port()),
+        "the health check asks the management port's /ready");
+  }
+
+  private static String instruction(List<String> lines, String prefix) {
+    return lines.stream().filter(l -> l.startsWith(prefix + " ") || l.startsWith(prefix + "=")).findFirst()
+        .orElseThrow(() -> new AssertionError("no " + prefix + " in the Containerfile"));
+  }
+
   /** The manifest's documents by kind; the two Services under "Service:NAME". */
   private static Map<String, JsonNode> documents() throws IOException {
     Map<String, JsonNode> kinds = new HashMap<>();
