@@ -57,6 +57,10 @@ final class ServerOptions {
   static final class HostPort implements ITypeConverter<String> {
     @Override
     public String convert(String value) {
+      if (value.contains("://") || value.contains("/")) {
+        throw new TypeConversionException("'" + value + "' is not HOST:PORT: give the address without a scheme or "
+            + "path (" + value.replaceFirst("^[a-zA-Z]+://", "").replaceFirst("/.*$", "") + "); --tls chooses TLS");
+      }
       int colon = value.lastIndexOf(':');
       if (colon <= 0 || colon == value.length() - 1) {
         throw new TypeConversionException("'" + value + "' is not HOST:PORT");

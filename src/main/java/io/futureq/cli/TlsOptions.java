@@ -19,7 +19,7 @@ final class TlsOptions {
 
   @Option(names = "--tls", defaultValue = "${env:FUTUREQ_TLS:-false}",
       description = "Connect with TLS, trusting the JVM's CAs unless --ca names others (default: $FUTUREQ_TLS, "
-          + "else false). --ca, --cert and --key imply it.")
+          + "else false). --ca, --cert and --cert-key imply it.")
   boolean tls;
 
   @Option(names = "--ca", paramLabel = "FILE", defaultValue = "${env:FUTUREQ_CA}",

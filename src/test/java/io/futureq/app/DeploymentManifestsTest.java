@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -84,13 +85,8 @@ class DeploymentManifestsTest {
     List<String> lines = Files.readAllLines(Path.of("Containerfile"));
     String version = new String(Files.readAllBytes(Path.of("pom.xml"))).replaceFirst(
         "(?s).*?<artifactId>futureq</artifactId>\\s*<version>([^<]+)</version>.*", "$1");
-    Map<String, String> env = new HashMap<>(Map.of("FUTUREQ_SECURITY_ALLOW_INSECURE", "true"));
-    // The ENV instruction and its continuation lines; comments name variables too.
-    String instructions = String.join("\n", lines.stream().filter(l -> !l.startsWith("#")).toList());
-    Matcher envs = Pattern.compile("(FUTUREQ_[A-Z_]+)=([^\\s\\\\]+)").matcher(instructions);
-    while (envs.find()) {
-      env.put(envs.group(1), envs.group(2));
-    }
+    Map<String, String> env = imageEnvironment();
+    env.put("FUTUREQ_SECURITY_ALLOW_INSECURE", "true");
 
     BrokerSettings settings;
     try {
@@ -111,6 +107,47 @@ class DeploymentManifestsTest {
         instruction(lines, "EXPOSE"));
     assertTrue(String.join("\n", lines).contains("/dev/tcp/127.0.0.1/" + settings.management().port()),
         "the health check asks the management port's /ready");
+  }
+
+  /** deploy/compose.yaml: each node's environment, over the image's, is accepted, and its ports are the settings'. */
+  @Test
+  void theComposeFilesThreeNodesHaveSettingsTheBrokerAcceptsAndPublishTheirPorts() throws Exception {
+    JsonNode services = new ObjectMapper(new YAMLFactory()).readTree(Path.of("deploy/compose.yaml").toFile())
+        .get("services");
+    List<String> nodes = new ArrayList<>();
+    for (var service : (Iterable<Map.Entry<String, JsonNode>>) services::fields) {
+      Map<String, String> env = imageEnvironment();
+      service.getValue().get("environment").fields().forEachRemaining(e -> env.put(e.getKey(), e.getValue().asText()));
+
+      BrokerSettings settings;
+      try {
+        settings = BrokerSettings.from(BrokerSettings.load(null, env));
+      } catch (SettingsException e) {
+        throw new AssertionError(service.getKey() + "'s settings are refused: " + e.problems(), e);
+      }
+
+      assertEquals(service.getKey(), settings.cluster().nodeId());
+      assertEquals(service.getKey(), service.getValue().get("hostname").asText());
+      List<String> published = new ArrayList<>();
+      service.getValue().get("ports").forEach(p -> published.add(p.asText().replaceFirst(".*:", "")));
+      assertEquals(List.of(String.valueOf(settings.api().port()), String.valueOf(settings.metrics().port())),
+          published, service.getKey() + "'s published container ports");
+      assertEquals(settings.raft().peers().keySet(), Set.of("node-1", "node-2", "node-3"));
+      nodes.add(service.getKey());
+    }
+    assertEquals(List.of("node-1", "node-2", "node-3"), nodes);
+  }
+
+  /** The image's ENV instruction (and its continuation lines); comments name variables too. */
+  private static Map<String, String> imageEnvironment() throws IOException {
+    String instructions = String.join("\n", Files.readAllLines(Path.of("Containerfile")).stream()
+        .filter(l -> !l.startsWith("#")).toList());
+    Map<String, String> env = new HashMap<>();
+    Matcher envs = Pattern.compile("(FUTUREQ_[A-Z_]+)=([^\\s\\\\]+)").matcher(instructions);
+    while (envs.find()) {
+      env.put(envs.group(1), envs.group(2));
+    }
+    return env;
   }
 
   private static String instruction(List<String> lines, String prefix) {

@@ -38,9 +38,20 @@ class CommandLineErrorsTest {
 
   @Test
   void serverMustBeHostAndPort() {
-    for (String bad : new String[] {"localhost", "localhost:", ":8443", "host:99999", "host:0", "host:port"}) {
+    for (String bad : new String[] {"localhost", "localhost:", ":8443", "host:99999", "host:0", "host:port",
+        "http://localhost:8443", "https://broker:8443/", "broker:8443/path"}) {
       assertUsageError(Cli.run("stats", "--server", bad), "--server");
     }
+    Cli.Result scheme = Cli.run("publish", "--server", "http://localhost:8443", "--topic", "t", "hi");
+    assertTrue(scheme.err().contains("without a scheme or path (localhost:8443); --tls chooses TLS"),
+        scheme.toString());
+  }
+
+  /** The TLS help names the certificate's key option, not --key (a message's idempotency key). */
+  @Test
+  void theTlsHelpNamesTheCertificateKeyOption() {
+    String help = Cli.run("publish", "--help").out().replaceAll("\\s+", " ");
+    assertTrue(help.contains("--ca, --cert and --cert-key imply it."), help);
   }
 
   @Test
