@@ -1,43 +1,43 @@
 package io.futureq.cli;
 
+import com.typesafe.config.ConfigException;
+import com.typesafe.config.ConfigFactory;
 import java.time.Duration;
-import java.util.regex.Matcher;
+import java.util.Map;
 import java.util.regex.Pattern;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
 
-/** Reads a duration as a whole number and a unit: {@code 500ms}, {@code 5s}, {@code 1m}, {@code 2h}, {@code 1d}. */
+/**
+ * Reads a duration as the configuration does (HOCON's grammar): a number, decimals allowed, and a unit such as
+ * {@code 500ms}, {@code 1.5s}, {@code 5 s}, {@code 90m}, {@code 2h}, {@code 1d} or {@code 3 days}. Unlike the
+ * configuration, the unit is required (HOCON reads a bare number as milliseconds, an easy slip on a command line)
+ * and the duration may not be negative.
+ */
 final class DurationConverter implements ITypeConverter<Duration> {
-  private static final Pattern FORM = Pattern.compile("(\\d{1,18})(ms|s|m|h|d)");
+  /** What the help texts and errors show. */
+  static final String EXAMPLES = "500ms, 1.5s, 90s, 5m, 2h, 1d";
+  private static final Pattern BARE_NUMBER = Pattern.compile("\\s*[-+]?[0-9.]+\\s*");
 
   @Override
   public Duration convert(String value) {
-    Matcher m = FORM.matcher(value.trim());
-    if (!m.matches()) {
-      throw new TypeConversionException("'" + value + "' is not a duration (use e.g. 500ms, 5s, 1m, 2h, 1d)");
+    if (BARE_NUMBER.matcher(value).matches()) {
+      throw new TypeConversionException("'" + value + "' has no unit (use e.g. " + EXAMPLES + ")");
     }
+    Duration d;
     try {
-      Duration d = of(Long.parseLong(m.group(1)), m.group(2));
-      d.toMillis(); // callers send milliseconds: reject what does not fit in them here
-      return d;
-    } catch (ArithmeticException e) {
+      d = ConfigFactory.parseMap(Map.of("d", value)).getDuration("d");
+    } catch (ConfigException e) {
+      throw new TypeConversionException("'" + value + "' is not a duration (use e.g. " + EXAMPLES + ")");
+    }
+    if (d.isNegative()) {
+      throw new TypeConversionException("'" + value + "' is negative");
+    }
+    // The configuration library counts in nanoseconds and saturates there (about 292 years): beyond is refused.
+    if (d.compareTo(Duration.ofNanos(Long.MAX_VALUE)) >= 0) {
       throw new TypeConversionException("'" + value + "' is too long a duration");
     }
-  }
-
-  private static Duration of(long n, String unit) {
-    switch (unit) {
-      case "ms":
-        return Duration.ofMillis(n);
-      case "s":
-        return Duration.ofSeconds(n);
-      case "m":
-        return Duration.ofMinutes(n);
-      case "h":
-        return Duration.ofHours(n);
-      default:
-        return Duration.ofDays(n);
-    }
+    return d;
   }
 
   /** The shortest form {@link #convert} reads back, for messages. */

@@ -60,11 +60,12 @@ final class PublishCommand extends BrokerCommand {
   /** When the message becomes due: now unless one of these is given. */
   static final class Due {
     @Option(names = "--delay", paramLabel = "DURATION", converter = DurationConverter.class,
-        description = "Due this long from now: 500ms, 5s, 1m, 2h, 1d.")
+        description = "Due this long from now, e.g. " + DurationConverter.EXAMPLES
+            + " (the configuration's duration grammar).")
     Duration delay;
 
-    @Option(names = "--at", paramLabel = "INSTANT",
-        description = {"Due at this ISO-8601 instant,", "e.g. 2026-12-01T10:00:00Z."})
+    @Option(names = "--at", paramLabel = "INSTANT", converter = InstantConverter.class,
+        description = {"Due at this ISO-8601 instant,", "e.g. 2026-12-01T10:00:00Z or 2026-12-01T11:00:00+01:00."})
     Instant at;
   }
 

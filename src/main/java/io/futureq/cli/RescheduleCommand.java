@@ -30,10 +30,12 @@ final class RescheduleCommand extends BrokerCommand {
   /** The new due time: exactly one of these. */
   static final class NewDue {
     @Option(names = "--delay", paramLabel = "DURATION", converter = DurationConverter.class,
-        description = "Due this long from now: 500ms, 5s, 1m, 2h, 1d.")
+        description = "Due this long from now, e.g. " + DurationConverter.EXAMPLES
+            + " (the configuration's duration grammar).")
     Duration delay;
 
-    @Option(names = "--at", paramLabel = "INSTANT", description = "Due at this ISO-8601 instant.")
+    @Option(names = "--at", paramLabel = "INSTANT", converter = InstantConverter.class,
+        description = "Due at this ISO-8601 instant, e.g. 2026-12-01T10:00:00Z or 2026-12-01T11:00:00+01:00.")
     Instant at;
 
     @Option(names = "--now", description = "Due now: deliver it at once.")

@@ -24,8 +24,12 @@ class CommandLineErrorsTest {
   @Test
   void badDurationsAreUsageErrors() {
     assertUsageError(Cli.run("publish", "--server", NOBODY, "--topic", "t", "--delay", "5x", "hi"), "--delay");
-    assertUsageError(Cli.run("publish", "--server", NOBODY, "--topic", "t", "--ttl", "1.5h", "hi"), "--ttl");
-    assertUsageError(Cli.run("publish", "--server", NOBODY, "--topic", "t", "--at", "tomorrow", "hi"), "--at");
+    assertUsageError(Cli.run("publish", "--server", NOBODY, "--topic", "t", "--ttl", "90", "hi"), "--ttl");
+    Cli.Result at = Cli.run("publish", "--server", NOBODY, "--topic", "t", "--at", "tomorrow", "hi");
+    assertUsageError(at, "--at");
+    assertTrue(at.err().contains("'tomorrow' is not an ISO-8601 instant such as 2026-12-01T10:00:00Z"), at.toString());
+    Cli.Result noUnit = Cli.run("publish", "--server", NOBODY, "--topic", "t", "--delay", "90", "hi");
+    assertTrue(noUnit.err().contains("'90' has no unit (use e.g. 500ms, 1.5s"), noUnit.toString());
   }
 
   @Test

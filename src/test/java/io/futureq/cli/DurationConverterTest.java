@@ -20,9 +20,18 @@ class DurationConverterTest {
     assertEquals(Duration.ZERO, converter.convert("0s"));
   }
 
+  /** The configuration's grammar: decimals, spaces and long unit names, as in conf/futureq.conf. */
+  @Test
+  void readsWhatTheConfigurationReads() {
+    assertEquals(Duration.ofMillis(1500), converter.convert("1.5s"));
+    assertEquals(Duration.ofSeconds(5), converter.convert("5 s"));
+    assertEquals(Duration.ofMinutes(90), converter.convert("90 minutes"));
+    assertEquals(Duration.ofDays(3), converter.convert("3 days"));
+  }
+
   @Test
   void rejectsOtherFormsNamingTheValue() {
-    for (String bad : new String[] {"", "5", "s", "-5s", "1.5s", "5 s", "5sec", "PT5S", "999999999999999999d"}) {
+    for (String bad : new String[] {"", "5", "1.5", "s", "-5s", "5sec", "1h30m", "PT5S", "999999999999999999d"}) {
       TypeConversionException e = assertThrows(TypeConversionException.class, () -> converter.convert(bad), bad);
       assertEquals(true, e.getMessage().contains("'" + bad + "'"), e.getMessage());
     }
