@@ -9,9 +9,11 @@ import picocli.CommandLine.Option;
 /** {@code futureq cancel}: removes one pending message, named by key or by id. */
 @Command(name = "cancel", mixinStandardHelpOptions = true,
     description = {"Cancel a pending message by key or by message id.",
-        "Prints 'cancelled <id>' and exits 0, or prints 'not found' and exits 1."})
+        "Prints 'cancelled <id>' and exits 0, or prints 'not found' and exits 3 (1 is a failure: the broker",
+        "unreachable or refusing; 2 a bad flag)."})
 final class CancelCommand extends BrokerCommand {
-  static final int NOT_FOUND = 1;
+  /** Its own status: a script must tell "nothing to cancel" from "could not ask" (1). */
+  static final int NOT_FOUND = 3;
 
   @Option(names = "--topic", required = true, paramLabel = "TOPIC", description = "Topic of the message.")
   String topic;

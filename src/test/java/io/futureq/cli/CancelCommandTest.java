@@ -40,7 +40,7 @@ class CancelCommandTest {
 
     assertEquals(0, cancelled.exit(), cancelled.toString());
     assertEquals("cancelled " + id + "\n", cancelled.out());
-    assertEquals(1, again.exit(), again.toString());
+    assertEquals(3, again.exit(), again.toString());
     assertEquals("not found\n", again.out());
     assertEquals("", again.err());
   }
@@ -67,7 +67,7 @@ class CancelCommandTest {
 
     assertEquals(0, cancelled.exit(), cancelled.toString());
     assertEquals("cancelled " + id + "\n", cancelled.out());
-    assertEquals(1, again.exit(), again.toString());
+    assertEquals(3, again.exit(), again.toString());
     assertEquals("not found\n", again.out());
   }
 
