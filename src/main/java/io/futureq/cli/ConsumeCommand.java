@@ -20,7 +20,8 @@ import picocli.CommandLine.ParameterException;
 
 /** {@code futureq consume}: prints and acks deliveries, one line each, until --count is reached or interrupted. */
 @Command(name = "consume", mixinStandardHelpOptions = true,
-    description = {"Print each delivery on one line, then ack it.",
+    description = {"Print each delivery on one line, then ack it. A text payload is printed with backslash,",
+        "line breaks, tabs, other control characters escaped (\\\\, \\n, \\r, \\t, \\uXXXX): one delivery, a line.",
         "Without --group, subscribes as a universal consumer: it sees only messages that become due while it "
             + "is connected."})
 final class ConsumeCommand extends BrokerCommand {
@@ -90,7 +91,7 @@ final class ConsumeCommand extends BrokerCommand {
   static String text(ReceivedMessage m) {
     String payload = utf8(m.payload());
     return m.messageId() + " attempt=" + m.attempt() + " key=" + m.key() + " due="
-        + Instant.ofEpochMilli(m.dueAtUnixMs()) + (payload != null ? " payload=" + payload
+        + Instant.ofEpochMilli(m.dueAtUnixMs()) + (payload != null ? " payload=" + escaped(payload)
         : " payload_b64=" + Base64.getEncoder().encodeToString(m.payload()));
   }
 
@@ -102,6 +103,28 @@ final class ConsumeCommand extends BrokerCommand {
     String payload = utf8(m.payload());
     return (payload != null ? out.put("payload", payload)
         : out.put("payload_b64", Base64.getEncoder().encodeToString(m.payload()))).toString();
+  }
+
+  /** {@code text} on one line: backslash and control characters escaped as in Java and JSON strings. */
+  static String escaped(String text) {
+    StringBuilder out = new StringBuilder(text.length());
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      switch (c) {
+        case '\\' -> out.append("\\\\");
+        case '\n' -> out.append("\\n");
+        case '\r' -> out.append("\\r");
+        case '\t' -> out.append("\\t");
+        default -> {
+          if (Character.isISOControl(c)) {
+            out.append(String.format("\\u%04x", (int) c));
+          } else {
+            out.append(c);
+          }
+        }
+      }
+    }
+    return out.toString();
   }
 
   /** The payload as text, or null when it is not valid UTF-8. */

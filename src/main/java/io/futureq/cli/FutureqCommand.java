@@ -5,6 +5,7 @@ import io.futureq.app.CommonPool;
 import java.io.PrintWriter;
 import java.util.List;
 import org.slf4j.LoggerFactory;
+import picocli.AutoComplete;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -13,7 +14,8 @@ import picocli.CommandLine.Command;
     description = "FutureQ, a durable delayed-message broker.",
     subcommands = {ServerCommand.class, PublishCommand.class, ConsumeCommand.class, CancelCommand.class,
         PeekCommand.class, GetCommand.class, RescheduleCommand.class, StatsCommand.class, GroupCommand.class,
-        TopicCommand.class, ClusterCommand.class, BenchCommand.class, TokenCommand.class})
+        TopicCommand.class, ClusterCommand.class, BenchCommand.class, TokenCommand.class,
+        AutoComplete.GenerateCompletion.class})
 public final class FutureqCommand implements Runnable {
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;

@@ -51,6 +51,15 @@ class CommandLineErrorsTest {
         scheme.toString());
   }
 
+  /** bash and zsh completion of every command and option: source <(bin/futureq generate-completion). */
+  @Test
+  void generatesAShellCompletionScript() {
+    Cli.Result r = Cli.run("generate-completion");
+    assertEquals(0, r.exit(), r.toString());
+    assertTrue(r.out().contains("complete -F _complete_futureq"), r.out());
+    assertTrue(r.out().contains("--topic") && r.out().contains("consume"), r.out());
+  }
+
   /** The TLS help names the certificate's key option, not --key (a message's idempotency key). */
   @Test
   void theTlsHelpNamesTheCertificateKeyOption() {

@@ -103,6 +103,19 @@ class PublishConsumeCommandTest {
   }
 
   @Test
+  void consumePrintsAMultiLinePayloadOnOneLineEscaped() {
+    String topic = "cli-multiline";
+    Cli.Result published = Cli.run("publish", "--server", server, "--topic", topic, "first line\nsecond\tline \\ end");
+    assertEquals(0, published.exit(), published.toString());
+
+    Cli.Result consumed = Cli.run("consume", "--server", server, "--topic", topic, "--group", "g", "--count", "1");
+
+    assertEquals(0, consumed.exit(), consumed.toString());
+    assertEquals(1, consumed.lines().size(), consumed.toString());
+    assertTrue(consumed.out().contains("payload=first line\\nsecond\\tline \\\\ end"), consumed.toString());
+  }
+
+  @Test
   void publishRefusesKeyForSeveralLinesOfStandardInput() {
     Cli.Result r = Cli.runWithInput("a\nb\n", "publish", "--server", server, "--topic", "cli-keys", "--key", "k");
     assertEquals(2, r.exit(), r.toString());
