@@ -100,6 +100,9 @@ public record BrokerSettings(
    * ({@code futureq.api.max-in-flight} is {@code FUTUREQ_API_MAX_IN_FLIGHT}, see {@link EnvironmentOverrides}),
    * {@code file} (if any),
    * the defaults in {@code futureq.conf}, then Pekko's reference configuration.
+   *
+   * @throws SettingsException naming each {@code FUTUREQ_} variable that is not a setting (a typo would otherwise
+   *     leave the default in force without a word), nor one of the launcher's and CLI's own
    */
   public static Config load(File file, Map<String, String> environment) {
     return load(ConfigFactory.empty(), file, environment);
@@ -108,6 +111,10 @@ public record BrokerSettings(
   /** As {@link #load(File, Map)}, with {@code overrides} strongest of all (tests, embedding). */
   public static Config load(Config overrides, File file, Map<String, String> environment) {
     Config defaults = ConfigFactory.parseResources("futureq.conf");
+    List<String> unknownVariables = EnvironmentOverrides.unknown(defaults.resolve().getObject("futureq"), environment);
+    if (!unknownVariables.isEmpty()) {
+      throw new SettingsException(unknownVariables);
+    }
     Config user = file == null ? ConfigFactory.empty() : ConfigFactory.parseFile(file);
     return overrides.withFallback(ConfigFactory.systemProperties())
         .withFallback(EnvironmentOverrides.from(defaults.resolve().getObject("futureq"), environment))

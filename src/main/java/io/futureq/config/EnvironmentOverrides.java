@@ -5,12 +5,16 @@ import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigObject;
 import com.typesafe.config.ConfigValueType;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The {@code futureq.*} settings given as environment variables: the key upper-cased with {@code .} and
@@ -30,6 +34,26 @@ final class EnvironmentOverrides {
     Map<String, Object> values = new HashMap<>();
     collect(reference, "futureq", environment, values);
     return ConfigFactory.parseMap(values, "environment");
+  }
+
+  /**
+   * The launcher's and the CLI's own variables, which are not settings: a {@code FUTUREQ_} variable that is neither
+   * one of these nor a setting is a typo, and refused.
+   */
+  static final Set<String> NOT_SETTINGS = Set.of("FUTUREQ_SERVER", "FUTUREQ_TOKEN", "FUTUREQ_TLS", "FUTUREQ_CA",
+      "FUTUREQ_CERT", "FUTUREQ_KEY", "FUTUREQ_LOG_FORMAT", "FUTUREQ_LOG_LEVEL", "FUTUREQ_PEKKO_LOG_LEVEL",
+      "FUTUREQ_RATIS_LOG_LEVEL", "FUTUREQ_CLASSPATH", "FUTUREQ_BUILD_DIR");
+
+  /** One problem per {@code FUTUREQ_} variable that names no setting, with the closest variable that does. */
+  static List<String> unknown(ConfigObject reference, Map<String, String> environment) {
+    Set<String> known = new TreeSet<>(NOT_SETTINGS);
+    SettingPaths.forEach(reference, "futureq", (key, value) -> known.add(variable(key)));
+    List<String> problems = new ArrayList<>();
+    environment.keySet().stream().filter(v -> v.startsWith("FUTUREQ_") && !known.contains(v)).sorted()
+        .forEach(v -> problems.add(v + ": no such setting (did you mean " + known.stream()
+            .min(Comparator.comparingInt((String k) -> UnknownKeys.distance(v, k))).orElse("")
+            + "?); conf/futureq.conf lists the settings, README the variables"));
+    return problems;
   }
 
   static String variable(String key) {

@@ -41,6 +41,20 @@ class BrokerSettingsTest {
     assertEquals(StorageEngine.ROCKSDB, s.storage().engine());
   }
 
+  /** A misspelt variable was ignored, the default left in force without a word. */
+  @Test
+  void aFutureqVariableThatIsNoSettingIsRefusedNamingTheClosestOne() {
+    SettingsException e = assertThrows(SettingsException.class, () -> BrokerSettings.load(null,
+        Map.of("FUTUREQ_API_PROT", "9000", "FUTUREQ_API_PORT", "9001", "FUTUREQ_TOKEN", "t",
+            "FUTUREQ_LOG_LEVEL", "DEBUG", "FUTUREQ_RAFT_PEERS_NODE_1", "x", "OTHER_API_PROT", "1")));
+
+    assertEquals(List.of("FUTUREQ_API_PROT: no such setting (did you mean FUTUREQ_API_PORT?); conf/futureq.conf lists "
+        + "the settings, README the variables", "FUTUREQ_RAFT_PEERS_NODE_1: no such setting (did you mean "
+        + "FUTUREQ_RAFT_PEERS?); conf/futureq.conf lists the settings, README the variables"), e.problems());
+    assertEquals(9001, BrokerSettings.from(BrokerSettings.load(null, Map.of("FUTUREQ_API_PORT", "9001",
+        "FUTUREQ_SERVER", "x:1", "FUTUREQ_CLASSPATH", "/x"))).api().port());
+  }
+
   @Test
   void theStorageEngineIsRocksdbOrMemory() {
     assertEquals(StorageEngine.MEMORY,
