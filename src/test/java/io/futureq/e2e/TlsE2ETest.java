@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.typesafe.config.ConfigFactory;
 import io.futureq.cli.FutureqCommand;
 import io.futureq.client.ConsumerOptions;
 import io.futureq.client.FutureQClient;
@@ -14,6 +15,7 @@ import io.futureq.client.FutureQProducer;
 import io.futureq.client.OutgoingMessage;
 import io.futureq.client.ProducerOptions;
 import io.futureq.client.ReceivedMessage;
+import io.futureq.config.BrokerSettings;
 import io.futureq.config.StorageEngine;
 import io.futureq.tls.TestCertificates;
 import io.futureq.tls.TestCertificates.Issued;
@@ -21,6 +23,7 @@ import io.grpc.Status;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,6 +33,7 @@ import java.util.Map;
 import java.util.concurrent.CompletionException;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -80,6 +84,39 @@ class TlsE2ETest {
     try (FutureQClient client = client(tls, b -> b.trustedCertificates(dir.resolve("ca.pem")))) {
       assertEquals("over tls", roundTrip(client, "tls-topic"));
     }
+  }
+
+  /**
+   * docs/security.md's openssl recipe, as scripts/make-certs.sh runs it: its server and client certificates serve
+   * mutual TLS end to end, and its member certificate is one the cluster's TLS accepts (an RSA key).
+   */
+  @Test
+  void theOpensslRecipesCertificatesServeMutualTlsAndTheCluster() throws Exception {
+    Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/bin/openssl")), "openssl is not installed here");
+    Path certs = dir.resolve("openssl");
+    Process make = new ProcessBuilder("scripts/make-certs.sh", certs.toString(), "localhost", "127.0.0.1")
+        .redirectErrorStream(true).start();
+    String output = new String(make.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertEquals(0, make.waitFor(), output);
+    Map<String, Object> settings = new HashMap<>(Map.of("futureq.security.tls.enabled", true,
+        "futureq.security.tls.cert-file", certs.resolve("server.crt").toString(),
+        "futureq.security.tls.key-file", certs.resolve("server.key").toString(),
+        "futureq.security.tls.client-ca-file", certs.resolve("ca.crt").toString()));
+
+    try (TestBroker broker = TestBroker.start(StorageEngine.MEMORY, dir.resolve("openssl-broker"), settings);
+        FutureQClient client = client(broker, b -> b.trustedCertificates(certs.resolve("ca.crt"))
+            .clientCertificate(certs.resolve("client.crt"), certs.resolve("client.key")))) {
+      assertEquals("over tls", roundTrip(client, "openssl-topic"));
+    }
+    BrokerSettings member = BrokerSettings.from(ConfigFactory.parseMap(Map.of(
+        "futureq.cluster.enabled", true, "futureq.cluster.tls.enabled", true,
+        "futureq.cluster.tls.cert-file", certs.resolve("member.crt").toString(),
+        "futureq.cluster.tls.key-file", certs.resolve("member.key").toString(),
+        "futureq.cluster.tls.ca-file", certs.resolve("ca.crt").toString(),
+        "futureq.raft.peers", Map.of("node-1", "127.0.0.1:50005"),
+        "futureq.cluster.discovery.contact-points", List.of("127.0.0.1:8558")))
+        .withFallback(BrokerSettings.load(null, Map.of())));
+    assertTrue(member.cluster().tls().enabled());
   }
 
   @Test
