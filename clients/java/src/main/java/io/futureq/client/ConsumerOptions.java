@@ -15,7 +15,8 @@ import java.time.Duration;
  * @param maxInFlight deliveries held unacked at once (0: the broker default)
  * @param autoAck ack after the handler returns; a handler that throws gets the message nacked
  * @param nackDelay requeue delay used when an auto-acking handler throws
- * @param reconnectBackoff first wait before resubscribing; doubles up to 5 seconds
+ * @param reconnectBackoff first wait before resubscribing; doubles up to 5 seconds, each wait jittered over its
+ *     upper half so that the consumers of a restarted broker do not all come back at once
  * @param handlerThreads handlers that may run at once; with 1 (the default) they run one at a
  *     time in delivery order, with more the order across threads is not kept
  * @param maxInFlightBytes payload bytes held unacked at once (0: the broker default); one delivery larger than

@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
@@ -199,7 +200,7 @@ public final class FutureQConsumer implements AutoCloseable {
       client.forget(this);
       return;
     }
-    long backoff = Math.min(5000, options.reconnectBackoff().toMillis() << Math.min(failures++, 6));
+    long backoff = reconnectDelayMs(options.reconnectBackoff(), failures++, ThreadLocalRandom.current().nextDouble());
     client.timer().schedule(() -> {
       synchronized (this) {
         if (!closed && stream == ended) {
@@ -207,6 +208,16 @@ public final class FutureQConsumer implements AutoCloseable {
         }
       }
     }, backoff, TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * The wait before resubscribing after {@code failures} failed attempts: the first backoff doubled per failure up to
+   * 5 s, then between half of that and all of it ({@code random} in [0, 1)), so that the consumers of a broker that
+   * restarts do not all come back in the same millisecond.
+   */
+  static long reconnectDelayMs(Duration first, int failures, double random) {
+    long ceiling = Math.min(5000, first.toMillis() << Math.min(failures, 6));
+    return ceiling / 2 + (long) (random * (ceiling - ceiling / 2));
   }
 
   /**
