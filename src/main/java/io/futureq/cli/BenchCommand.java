@@ -11,7 +11,9 @@ import java.util.Locale;
 import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -123,6 +125,11 @@ final class BenchCommand implements Callable<Integer> {
   @Option(names = "--topic", description = "Topic to use (default bench-<random>).")
   String topic;
 
+  @Option(names = "--keep-topics", description = "Keep the bench's topics afterwards. By default the warm-up topic "
+      + "is deleted once the run is measured, and so is a bench-<random> topic whose messages were all consumed; a "
+      + "--topic you named and a --publish-only run's topic are kept.")
+  boolean keepTopics;
+
   @Option(names = "--wait", defaultValue = "60s", converter = DurationConverter.class,
       description = "How long past the last due time to wait for stragglers (default ${DEFAULT-VALUE}).")
   Duration extraWait;
@@ -170,6 +177,12 @@ final class BenchCommand implements Callable<Integer> {
       OptionalLong jitEnd = nanos(brokerJit);
       report = new BenchReport(result, warmup, clientCpu, brokerPid, difference(brokerStart, brokerEnd),
           difference(jitStart, jitEnd), brokerLateness(client, plan));
+      if (!keepTopics && warmup > 0) {
+        deleteTopic(client, plan.warmup(warmup).topic(), err);
+      }
+      if (!keepTopics && topic == null && !publishOnly && result.missing() == 0) {
+        deleteTopic(client, plan.topic(), err);
+      }
     }
     out.println(json ? report.json() : report.text());
     out.flush();
@@ -244,6 +257,17 @@ final class BenchCommand implements Callable<Integer> {
 
   private static Long difference(OptionalLong start, OptionalLong end) {
     return start.isPresent() && end.isPresent() ? end.getAsLong() - start.getAsLong() : null;
+  }
+
+  /** Best effort: a broker that refuses (no admin permission) keeps the topic, and the bench says so. */
+  private static void deleteTopic(FutureQClient client, String name, PrintWriter err) {
+    try {
+      client.deleteTopic(name).get(30, TimeUnit.SECONDS);
+    } catch (ExecutionException | TimeoutException e) {
+      err.println("futureq: topic " + name + " was kept: deleting it failed (" + e.getMessage() + ")");
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   private static void warmUp(FutureQClient client, BenchRun.Plan plan, PrintWriter progress, PrintWriter err)

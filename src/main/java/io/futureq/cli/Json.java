@@ -19,6 +19,11 @@ final class Json {
     return field(name).append(value);
   }
 
+  /** {@code value}, or null where the API's 0 means "none" (no message due, nothing unacked). */
+  Json putNoneAsNull(String name, long value) {
+    return value == 0 ? field(name).append("null") : put(name, value);
+  }
+
   Json put(String name, boolean value) {
     return field(name).append(value);
   }

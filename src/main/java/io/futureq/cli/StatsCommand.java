@@ -7,7 +7,6 @@ import io.futureq.api.grpc.TopicStats;
 import io.futureq.api.grpc.TopicSummary;
 import io.futureq.client.FutureQClient;
 import java.io.PrintWriter;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.Locale;
 import picocli.CommandLine.Command;
@@ -53,11 +52,12 @@ final class StatsCommand extends BrokerCommand {
 
   static Json json(TopicStats s) {
     return Json.object().put("topic", s.getTopic()).put("pending", s.getPending()).put("due_now", s.getDueNow())
-        .put("next_due_unix_ms", s.getNextDueUnixMs()).put("oldest_due_age_ms", s.getOldestDueAgeMs())
+        .putNoneAsNull("next_due_unix_ms", s.getNextDueUnixMs())
+        .putNoneAsNull("oldest_due_age_ms", s.getOldestDueAgeMs())
         .putObjects("groups", s.getGroupsList().stream().map(g -> Json.object().put("name", g.getName())
             .put("consumers", g.getConsumers()).put("in_flight", g.getInFlight()).put("ready", g.getReady())
             .put("delayed", g.getDelayed()).put("lag", g.getLag())
-            .put("oldest_unacked_due_age_ms", g.getOldestUnackedDueAgeMs())
+            .putNoneAsNull("oldest_unacked_due_age_ms", g.getOldestUnackedDueAgeMs())
             .put("lateness_us", lateness(g.getLateness()))).toList());
   }
 
@@ -80,7 +80,7 @@ final class StatsCommand extends BrokerCommand {
     out.println("pending: " + s.getPending());
     out.println("due now: " + s.getDueNow());
     out.println("next due: " + (s.getNextDueUnixMs() == 0 ? "-" : Instant.ofEpochMilli(s.getNextDueUnixMs())));
-    out.println("oldest due age: " + DurationConverter.format(Duration.ofMillis(s.getOldestDueAgeMs())));
+    out.println("oldest due age: " + age(s.getOldestDueAgeMs()));
     if (s.getGroupsCount() == 0) {
       out.println("groups: none");
       return;
@@ -92,10 +92,15 @@ final class StatsCommand extends BrokerCommand {
       Lateness l = g.getLateness();
       table.row(g.getName().isEmpty() ? "(universal)" : g.getName(), g.getConsumers(), g.getInFlight(),
           g.getReady(), g.getDelayed(), g.getName().isEmpty() ? "-" : g.getLag(),
-          g.getName().isEmpty() ? "-" : DurationConverter.format(Duration.ofMillis(g.getOldestUnackedDueAgeMs())),
+          g.getName().isEmpty() ? "-" : age(g.getOldestUnackedDueAgeMs()),
           l.getDeliveries() == 0 ? "-" : String.format(Locale.ROOT,
               "%.1f/%.1f/%.1f", l.getP50Us() / 1000.0, l.getP99Us() / 1000.0, l.getMaxUs() / 1000.0));
     }
     table.print(out);
+  }
+
+  /** An age in seconds to the millisecond, every one alike ({@code 6.993s}, {@code 0.040s}); "-" for none (0). */
+  static String age(long ms) {
+    return ms == 0 ? "-" : String.format(Locale.ROOT, "%.3fs", ms / 1000.0);
   }
 }

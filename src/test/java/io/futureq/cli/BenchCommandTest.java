@@ -4,8 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.futureq.client.FutureQClient;
 import io.futureq.e2e.TestBroker;
 import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -56,6 +59,31 @@ class BenchCommandTest {
     assertEquals("null", field(json, "stored_before_due"), json);
     assertEquals("null", field(json, "burst_drain_ms"), json);
     assertTrue(json.contains("\"publish_latency_ms\":{\"p50\":"), json);
+  }
+
+  /** It left its warm-up topic and its own topic behind, two per run. */
+  @Test
+  void deletesItsTopicsAfterwardsUnlessToldToKeepThem() throws Exception {
+    Set<String> before = topics();
+    Cli.Result r = Cli.run("bench", "--server", server, "--messages", "500", "--delay-min", "0s", "--delay-max",
+        "100ms", "--warmup", "200", "--json");
+    assertEquals(0, r.exit(), r.toString());
+    assertEquals(before, topics(), "topics left behind by a bench run");
+
+    Cli.Result kept = Cli.run("bench", "--server", server, "--messages", "500", "--delay-min", "0s", "--delay-max",
+        "100ms", "--warmup", "200", "--keep-topics", "--json");
+    assertEquals(0, kept.exit(), kept.toString());
+    Set<String> after = topics();
+    after.removeAll(before);
+    assertEquals(2, after.size(), "the run's topic and its warm-up topic: " + after);
+  }
+
+  private static Set<String> topics() throws Exception {
+    try (FutureQClient client = FutureQClient.builder().target(server).build()) {
+      Set<String> names = new HashSet<>();
+      client.listTopics().get(30, TimeUnit.SECONDS).getTopicsList().forEach(t -> names.add(t.getName()));
+      return names;
+    }
   }
 
   @Test

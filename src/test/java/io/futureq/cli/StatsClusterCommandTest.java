@@ -78,11 +78,26 @@ class StatsClusterCommandTest {
         text.toString());
     assertEquals(0, json.exit(), json.toString());
     assertTrue(json.out().matches("\\{\"topic\":\"" + TOPIC + "\",\"pending\":\\d+,\"due_now\":\\d+,"
-        + "\"next_due_unix_ms\":\\d+,\"oldest_due_age_ms\":\\d+,\"groups\":\\[\\{\"name\":\"billing\","
+        + "\"next_due_unix_ms\":\\d+,\"oldest_due_age_ms\":(\\d+|null),\"groups\":\\[\\{\"name\":\"billing\","
         + "\"consumers\":\\d+,\"in_flight\":\\d+,\"ready\":\\d+,\"delayed\":\\d+,\"lag\":\\d+,"
-        + "\"oldest_unacked_due_age_ms\":\\d+,"
+        + "\"oldest_unacked_due_age_ms\":(\\d+|null),"
         + "\"lateness_us\":\\{\"deliveries\":\\d+,"
         + "\"p50\":\\d+,\"p90\":\\d+,\"p99\":\\d+,\"p99_9\":\\d+,\"max\":\\d+}}]}\n"), json.toString());
+  }
+
+  /** Ages in one unit (it printed 6993ms beside 0s), and "none" as "-" or null rather than 0. */
+  @Test
+  void agesAreSecondsToTheMillisecondAndNoneIsADashOrNull() {
+    assertEquals("6.993s", StatsCommand.age(6993));
+    assertEquals("0.040s", StatsCommand.age(40));
+    assertEquals("-", StatsCommand.age(0));
+    // A topic whose only message was cancelled: nothing pending, nothing due.
+    assertEquals(0, Cli.run("publish", "--server", server, "--topic", "emptied", "--key", "k", "--delay", "1h", "x")
+        .exit());
+    assertEquals(0, Cli.run("cancel", "--server", server, "--topic", "emptied", "--key", "k").exit());
+    Cli.Result json = Cli.run("stats", "--server", server, "--topic", "emptied", "--json");
+    assertEquals(0, json.exit(), json.toString());
+    assertTrue(json.out().contains("\"next_due_unix_ms\":null,\"oldest_due_age_ms\":null"), json.toString());
   }
 
   @Test
