@@ -115,6 +115,15 @@ class PublishConsumeCommandTest {
     assertTrue(consumed.out().contains("payload=first line\\nsecond\\tline \\\\ end"), consumed.toString());
   }
 
+  /** It said "UNAVAILABLE: io exception", and Netty's pipeline on a second line. */
+  @Test
+  void tlsToAPlaintextBrokerSaysSoInOneLine() {
+    Cli.Result r = Cli.run("stats", "--server", server, "--tls");
+    assertEquals(1, r.exit(), r.toString());
+    assertEquals(1, r.err().lines().count(), r.toString());
+    assertTrue(r.err().contains("TLS to a broker that answered in plaintext"), r.toString());
+  }
+
   @Test
   void publishRefusesKeyForSeveralLinesOfStandardInput() {
     Cli.Result r = Cli.runWithInput("a\nb\n", "publish", "--server", server, "--topic", "cli-keys", "--key", "k");

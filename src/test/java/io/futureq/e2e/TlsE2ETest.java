@@ -122,21 +122,21 @@ class TlsE2ETest {
   @Test
   void refusesAPlaintextClientWhenTlsIsOn() {
     try (FutureQClient client = client(tls, b -> b)) {
-      assertUnavailable(client);
+      assertUnavailable(client, "a client without TLS gets this from a broker that requires it");
     }
   }
 
   @Test
   void refusesABrokerCertificateFromAnotherCa() {
     try (FutureQClient client = client(tls, b -> b.trustedCertificates(dir.resolve("other-ca.pem")))) {
-      assertUnavailable(client);
+      assertUnavailable(client, "the broker's certificate is not signed by a CA this client trusts");
     }
   }
 
   @Test
   void mutualTlsRefusesAClientWithoutCertificate() {
     try (FutureQClient client = client(mtls, b -> b.trustedCertificates(dir.resolve("ca.pem")))) {
-      assertUnavailable(client);
+      assertUnavailable(client, "the broker refused this client's certificate, or wants one");
     }
   }
 
@@ -144,7 +144,7 @@ class TlsE2ETest {
   void mutualTlsRefusesAClientCertificateFromAnotherCa() {
     try (FutureQClient client = client(mtls, b -> b.trustedCertificates(dir.resolve("ca.pem"))
         .clientCertificate(dir.resolve("stranger.pem"), dir.resolve("stranger.key")))) {
-      assertUnavailable(client);
+      assertUnavailable(client, "the broker refused this client's certificate, or wants one");
     }
   }
 
@@ -215,9 +215,16 @@ class TlsE2ETest {
   }
 
   private static void assertUnavailable(FutureQClient client) {
+    assertUnavailable(client, "");
+  }
+
+  /** Refused as UNAVAILABLE, with a message that says why in one line ({@code saying} in it). */
+  private static void assertUnavailable(FutureQClient client, String saying) {
     CompletionException e = assertThrows(CompletionException.class, () -> client.clusterInfo().join());
     assertTrue(e.getCause() instanceof FutureQException, String.valueOf(e.getCause()));
     assertEquals(Status.Code.UNAVAILABLE, ((FutureQException) e.getCause()).code(), e.getCause().getMessage());
+    assertTrue(e.getCause().getMessage().contains(saying), e.getCause().getMessage());
+    assertEquals(1, e.getCause().getMessage().lines().count(), e.getCause().getMessage());
   }
 
   private static String roundTrip(FutureQClient client, String topic) throws Exception {

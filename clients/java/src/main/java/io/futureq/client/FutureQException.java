@@ -41,6 +41,9 @@ public final class FutureQException extends RuntimeException {
   static FutureQException from(Status status) {
     String description = status.getDescription() != null ? status.getDescription()
         : status.getCause() != null ? status.getCause().toString() : "no detail";
-    return new FutureQException(status.getCode(), description);
+    String tls = status.getCode() == Status.Code.UNAVAILABLE ? TlsFailure.describe(status.getCause(), description)
+        : null;
+    // gRPC appends Netty's pipeline on a line of its own: one line is what a user reads.
+    return new FutureQException(status.getCode(), tls != null ? tls : description.lines().findFirst().orElse(""));
   }
 }
