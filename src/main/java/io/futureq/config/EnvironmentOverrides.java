@@ -7,7 +7,6 @@ import com.typesafe.config.ConfigObject;
 import com.typesafe.config.ConfigValueType;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -50,8 +49,7 @@ final class EnvironmentOverrides {
     SettingPaths.forEach(reference, "futureq", (key, value) -> known.add(variable(key)));
     List<String> problems = new ArrayList<>();
     environment.keySet().stream().filter(v -> v.startsWith("FUTUREQ_") && !known.contains(v)).sorted()
-        .forEach(v -> problems.add(v + ": no such setting (did you mean " + known.stream()
-            .min(Comparator.comparingInt((String k) -> UnknownKeys.distance(v, k))).orElse("")
+        .forEach(v -> problems.add(v + ": no such setting (did you mean " + UnknownKeys.closest(v, known)
             + "?); conf/futureq.conf lists the settings, README the variables"));
     return problems;
   }

@@ -45,7 +45,8 @@ final class UnknownKeys {
     return problems;
   }
 
-  private static String closest(String key, Set<String> known) {
+  /** The known name nearest to {@code key} (Levenshtein), for "did you mean". */
+  static String closest(String key, Set<String> known) {
     return known.stream().min(Comparator.comparingInt((String k) -> distance(key, k))).orElse("");
   }
 

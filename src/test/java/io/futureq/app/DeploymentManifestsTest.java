@@ -45,12 +45,7 @@ class DeploymentManifestsTest {
     JsonNode container = kinds.get("StatefulSet").at("/spec/template/spec/containers/0");
     Map<String, String> env = environment(container);
 
-    BrokerSettings settings;
-    try {
-      settings = BrokerSettings.from(BrokerSettings.load(null, env));
-    } catch (SettingsException e) {
-      throw new AssertionError("the manifest's settings are refused: " + e.problems(), e);
-    }
+    BrokerSettings settings = accepted(env, "the manifest's settings are refused: ");
 
     assertTrue(settings.cluster().enabled());
     assertEquals(POD, settings.cluster().nodeId());
@@ -88,12 +83,7 @@ class DeploymentManifestsTest {
     Map<String, String> env = imageEnvironment();
     env.put("FUTUREQ_SECURITY_ALLOW_INSECURE", "true");
 
-    BrokerSettings settings;
-    try {
-      settings = BrokerSettings.from(BrokerSettings.load(null, env));
-    } catch (SettingsException e) {
-      throw new AssertionError("the Containerfile's settings are refused: " + e.problems(), e);
-    }
+    BrokerSettings settings = accepted(env, "the Containerfile's settings are refused: ");
 
     assertEquals(Path.of("/var/lib/futureq/store"), settings.storage().dataDir());
     assertEquals("0.0.0.0", settings.api().host());
@@ -119,12 +109,7 @@ class DeploymentManifestsTest {
       Map<String, String> env = imageEnvironment();
       service.getValue().get("environment").fields().forEachRemaining(e -> env.put(e.getKey(), e.getValue().asText()));
 
-      BrokerSettings settings;
-      try {
-        settings = BrokerSettings.from(BrokerSettings.load(null, env));
-      } catch (SettingsException e) {
-        throw new AssertionError(service.getKey() + "'s settings are refused: " + e.problems(), e);
-      }
+      BrokerSettings settings = accepted(env, service.getKey() + "'s settings are refused: ");
 
       assertEquals(service.getKey(), settings.cluster().nodeId());
       assertEquals(service.getKey(), service.getValue().get("hostname").asText());
@@ -136,6 +121,15 @@ class DeploymentManifestsTest {
       nodes.add(service.getKey());
     }
     assertEquals(List.of("node-1", "node-2", "node-3"), nodes);
+  }
+
+  /** The settings the broker reads from {@code env}; a refusal fails the test naming {@code what} and each problem. */
+  private static BrokerSettings accepted(Map<String, String> env, String what) {
+    try {
+      return BrokerSettings.from(BrokerSettings.load(null, env));
+    } catch (SettingsException e) {
+      throw new AssertionError(what + e.problems(), e);
+    }
   }
 
   /** The image's ENV instruction (and its continuation lines); comments name variables too. */

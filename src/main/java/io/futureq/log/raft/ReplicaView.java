@@ -52,21 +52,23 @@ final class ReplicaView {
 
   /** Whether this replica leads and has applied its term's first entry, so it takes entries; false once stopped. */
   boolean leaderReady() {
-    try {
-      DivisionInfo info = division().getInfo();
-      return info.isAlive() && info.isLeaderReady();
-    } catch (IOException e) {
-      return false;
-    }
+    DivisionInfo info = aliveInfo();
+    return info != null && info.isLeaderReady();
   }
 
   /** Whether this replica leads the group now; false once stopped. */
   boolean leading() {
+    DivisionInfo info = aliveInfo();
+    return info != null && info.isLeader();
+  }
+
+  /** The division's info while it is alive, else null. */
+  private DivisionInfo aliveInfo() {
     try {
       DivisionInfo info = division().getInfo();
-      return info.isAlive() && info.isLeader();
+      return info.isAlive() ? info : null;
     } catch (IOException e) {
-      return false;
+      return null;
     }
   }
 

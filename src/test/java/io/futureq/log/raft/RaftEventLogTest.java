@@ -16,6 +16,7 @@ import io.futureq.log.LogOverloadedException;
 import io.futureq.log.WriteQueueLimit;
 import io.futureq.log.proto.LogCommand;
 import io.futureq.log.proto.LogEntry;
+import io.futureq.testing.Await;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -266,18 +267,12 @@ class RaftEventLogTest {
     node.stop();
     node.limitQueue(limit);
     node.start();
-    // The sending thread takes the first append and waits for a leader; the next ones queue.
-    int submitted = 0;
-    while (true) {
-      node.log().append(store(message(TOPIC, "submitted-" + submitted++, 0)));
-      Thread.sleep(100); // a sleep: an append still queued 100 ms on is one the sending thread is not taking
-      if (limit.queuedCommands() > 0) {
-        break; // this one waits in the queue: the sending thread is blocked
-      }
-      assertTrue(submitted < 100, "the sending thread never blocked");
-    }
+    // The one sending thread takes the first append and waits for a leader; every later one queues behind it.
+    node.log().append(store(message(TOPIC, "submitted", 0)));
+    Await.until("the sending thread has taken the first append", Duration.ofSeconds(30),
+        () -> limit.queuedCommands() == 0);
     List<CompletableFuture<CommandResult>> queued = new ArrayList<>();
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 4; i++) {
       queued.add(node.log().append(store(message(TOPIC, "queued-" + i, 0))).toCompletableFuture());
     }
     assertEquals(4, limit.queuedCommands());
