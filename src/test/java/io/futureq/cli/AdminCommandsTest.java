@@ -3,36 +3,27 @@ package io.futureq.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.futureq.e2e.TestBroker;
+import io.futureq.e2e.BrokerExtension;
 import io.futureq.testing.Await;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** {@code futureq peek, get, reschedule, group delete, topic purge|delete} against a real broker. */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class AdminCommandsTest {
-  @TempDir
-  static Path dir;
-  static TestBroker broker;
+  @RegisterExtension
+  static final BrokerExtension broker = BrokerExtension.withDefaults();
   static String server;
 
   @BeforeAll
   static void start() {
-    broker = TestBroker.start(dir.resolve("data"));
-    server = "127.0.0.1:" + broker.node.grpcPort();
-  }
-
-  @AfterAll
-  static void stop() {
-    broker.close();
+    server = broker.server();
   }
 
   @Test

@@ -5,36 +5,27 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.futureq.client.FutureQClient;
-import io.futureq.e2e.TestBroker;
-import java.nio.file.Path;
+import io.futureq.e2e.BrokerExtension;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** {@code futureq bench} end to end: every message published, delivered once, figures reported. */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class BenchCommandTest {
-  @TempDir
-  static Path dir;
-  static TestBroker broker;
+  @RegisterExtension
+  static final BrokerExtension broker = BrokerExtension.withDefaults();
   static String server;
 
   @BeforeAll
   static void start() {
-    broker = TestBroker.start(dir.resolve("data"));
-    server = "127.0.0.1:" + broker.node.grpcPort();
-  }
-
-  @AfterAll
-  static void stop() {
-    broker.close();
+    server = broker.server();
   }
 
   @Test

@@ -3,32 +3,23 @@ package io.futureq.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.futureq.e2e.TestBroker;
-import java.nio.file.Path;
+import io.futureq.e2e.BrokerExtension;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** {@code futureq cancel} against a real broker. */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class CancelCommandTest {
-  @TempDir
-  static Path dir;
-  static TestBroker broker;
+  @RegisterExtension
+  static final BrokerExtension broker = BrokerExtension.withDefaults();
   static String server;
 
   @BeforeAll
   static void start() {
-    broker = TestBroker.start(dir.resolve("data"));
-    server = "127.0.0.1:" + broker.node.grpcPort();
-  }
-
-  @AfterAll
-  static void stop() {
-    broker.close();
+    server = broker.server();
   }
 
   @Test

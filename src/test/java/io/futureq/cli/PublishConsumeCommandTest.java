@@ -6,10 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.futureq.client.FutureQClient;
 import io.futureq.client.OutgoingMessage;
 import io.futureq.client.ProducerOptions;
-import io.futureq.e2e.TestBroker;
+import io.futureq.e2e.BrokerExtension;
 import io.futureq.testing.Await;
 import java.io.ByteArrayInputStream;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -18,29 +17,21 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** {@code futureq publish} and {@code futureq consume} against a real broker. */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class PublishConsumeCommandTest {
-  @TempDir
-  static Path dir;
-  static TestBroker broker;
+  @RegisterExtension
+  static final BrokerExtension broker = BrokerExtension.withDefaults();
   static String server;
 
   @BeforeAll
   static void start() {
-    broker = TestBroker.start(dir.resolve("data"));
-    server = "127.0.0.1:" + broker.node.grpcPort();
-  }
-
-  @AfterAll
-  static void stop() {
-    broker.close();
+    server = broker.server();
   }
 
   @Test

@@ -6,18 +6,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.futureq.api.grpc.ClusterInfo;
 import io.futureq.api.grpc.Member;
 import io.futureq.api.grpc.RaftInfo;
-import io.futureq.e2e.TestBroker;
+import io.futureq.e2e.BrokerExtension;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** {@code futureq stats} and {@code futureq cluster} against a real broker. */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -26,25 +25,18 @@ class StatsClusterCommandTest {
   private static final String LATER = Instant.now().plus(Duration.ofDays(1)).truncatedTo(ChronoUnit.SECONDS)
       .toString();
 
-  @TempDir
-  static Path dir;
-  static TestBroker broker;
+  @RegisterExtension
+  static final BrokerExtension broker = BrokerExtension.withDefaults();
   static String server;
 
   @BeforeAll
   static void start() {
-    broker = TestBroker.start(dir.resolve("data"));
-    server = "127.0.0.1:" + broker.node.grpcPort();
+    server = broker.server();
     Cli.Result now = Cli.run("publish", "--server", server, "--topic", TOPIC, "now");
     Cli.Result later = Cli.run("publish", "--server", server, "--topic", TOPIC, "--at", LATER, "later");
     Cli.Result consumed = Cli.run("consume", "--server", server, "--topic", TOPIC, "--group", "billing",
         "--count", "1");
     assertEquals(0, now.exit() + later.exit() + consumed.exit(), now + "\n" + later + "\n" + consumed);
-  }
-
-  @AfterAll
-  static void stop() {
-    broker.close();
   }
 
   @Test
@@ -110,7 +102,7 @@ class StatsClusterCommandTest {
     assertTrue(text.lines().get(1).matches("self: \\S+"), text.toString());
     assertEquals("storage: rocksdb", text.lines().get(2), text.toString());
     assertTrue(text.lines().get(4).matches("  NODE ID\\s+ADDRESS\\s+GRPC ADDRESS\\s+STATUS"), text.toString());
-    assertTrue(text.lines().get(5).matches("  \\S+\\s+pekko://\\S+\\s+127\\.0\\.0\\.1:" + broker.node.grpcPort()
+    assertTrue(text.lines().get(5).matches("  \\S+\\s+pekko://\\S+\\s+127\\.0\\.0\\.1:" + broker.grpcPort()
         + "\\s+Up \\(self\\)"), text.toString());
     assertEquals(0, json.exit(), json.toString());
     assertTrue(json.out().matches("\\{\"mode\":\"standalone\",\"self_node_id\":\"[^\"]+\",\"storage\":\"rocksdb\","

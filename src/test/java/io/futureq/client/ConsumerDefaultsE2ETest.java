@@ -4,9 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.futureq.api.grpc.GetTopicStatsRequest;
 import io.futureq.api.grpc.TopicStats;
-import io.futureq.e2e.TestBroker;
+import io.futureq.e2e.BrokerExtension;
 import io.futureq.testing.Await;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -21,7 +20,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Consumers that take {@link ConsumerOptions#defaults()}, auto-acking or acking each message from the handler,
@@ -32,22 +31,20 @@ import org.junit.jupiter.api.io.TempDir;
 class ConsumerDefaultsE2ETest {
   private static final int BURST = 20_000;
   private static final Duration WAIT = Duration.ofSeconds(60);
-  @TempDir
-  static Path dir;
-  static TestBroker broker;
+  // Long enough that no delivery of the burst times out on a loaded machine: every message comes once.
+  @RegisterExtension
+  static final BrokerExtension broker =
+      BrokerExtension.withSettings(Map.of("futureq.group.in-flight-timeout", "60s"));
   static FutureQClient client;
 
   @BeforeAll
   static void start() {
-    // Long enough that no delivery of the burst times out on a loaded machine: every message comes once.
-    broker = TestBroker.start(dir.resolve("data"), Map.of("futureq.group.in-flight-timeout", "60s"));
-    client = FutureQClient.builder().target("127.0.0.1:" + broker.node.grpcPort()).build();
+    client = FutureQClient.builder().target(broker.server()).build();
   }
 
   @AfterAll
   static void stop() {
     client.close();
-    broker.close();
   }
 
   @Test
@@ -88,7 +85,7 @@ class ConsumerDefaultsE2ETest {
   }
 
   private static TopicStats stats(String topic) throws Exception {
-    return broker.admin.getTopicStats(GetTopicStatsRequest.newBuilder().setTopic(topic).build())
+    return broker.admin().getTopicStats(GetTopicStatsRequest.newBuilder().setTopic(topic).build())
         .toCompletableFuture().get(10, TimeUnit.SECONDS);
   }
 }

@@ -33,10 +33,9 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Group and topic deletion, purge, browsing, get, reschedule and per-group lag, over real gRPC. */
@@ -46,17 +45,8 @@ class AdministrationE2ETest {
   private static final long HOUR = 3_600_000;
   @TempDir
   static Path dir;
-  static TestBroker broker;
-
-  @BeforeAll
-  static void start() {
-    broker = TestBroker.start(dir.resolve("data"));
-  }
-
-  @AfterAll
-  static void stop() {
-    broker.close();
-  }
+  @RegisterExtension
+  static final BrokerExtension broker = BrokerExtension.withDefaults();
 
   @Test
   void deletingAMistypedGroupDeletesWhatOnlyItHeldAndEndsItsStreams() throws Exception {
@@ -74,7 +64,7 @@ class AdministrationE2ETest {
       assertEquals(3, group(held, "billng").getLag(), "the typo's group holds all three");
       assertEquals(3, held.getPending());
 
-      assertEquals(3, get(broker.admin.deleteGroup(DeleteGroupRequest.newBuilder().setTopic(topic)
+      assertEquals(3, get(broker.admin().deleteGroup(DeleteGroupRequest.newBuilder().setTopic(topic)
           .setGroup("billng").build())).getRemoved());
 
       Status ended = streamStatus(typo);
@@ -84,7 +74,7 @@ class AdministrationE2ETest {
       assertEquals(0, after.getPending());
       assertEquals(List.of("billing"), after.getGroupsList().stream().map(GroupStats::getName).toList());
       assertFails(Status.Code.NOT_FOUND, "group: topic admin-typo has no group 'billng'",
-          () -> broker.admin.deleteGroup(DeleteGroupRequest.newBuilder().setTopic(topic).setGroup("billng").build()));
+          () -> broker.admin().deleteGroup(DeleteGroupRequest.newBuilder().setTopic(topic).setGroup("billng").build()));
       // The other group goes on.
       publish(topic, "o4", 0, "");
       assertEquals("o4", billing.next(WAIT).delivery().getPayload().toStringUtf8());
@@ -94,7 +84,7 @@ class AdministrationE2ETest {
   @Test
   void statsOfAnUnknownTopicAreNotFoundAndLagCountsWhatTheGroupHasNotAcked() throws Exception {
     assertFails(Status.Code.NOT_FOUND, "topic: no topic named admin-no-such-topic",
-        () -> broker.admin.getTopicStats(GetTopicStatsRequest.newBuilder().setTopic("admin-no-such-topic").build()));
+        () -> broker.admin().getTopicStats(GetTopicStatsRequest.newBuilder().setTopic("admin-no-such-topic").build()));
 
     String topic = "admin-lag";
     try (Subscription sub = Subscription.open(broker, topic, "mailer", 10).awaitSubscribed(WAIT)) {
@@ -112,7 +102,7 @@ class AdministrationE2ETest {
     long now = System.currentTimeMillis();
     List<Long> hours = List.of(5L, 1L, 3L, 2L, 4L);
     for (int i = 0; i < hours.size(); i++) {
-      get(broker.producer.publish(request(message(topic, "p" + i, 0).setDeliverAtUnixMs(now + hours.get(i) * HOUR)
+      get(broker.producer().publish(request(message(topic, "p" + i, 0).setDeliverAtUnixMs(now + hours.get(i) * HOUR)
           .setKey("k" + i).putHeaders("n", "" + i))));
     }
 
@@ -137,20 +127,20 @@ class AdministrationE2ETest {
     assertEquals(List.of("k3", "k2"), keys(window));
     assertEquals("p3", window.getMessages(0).getPayload().toStringUtf8());
 
-    PendingMessage byKey = get(broker.admin.getMessage(GetMessageRequest.newBuilder().setTopic(topic).setKey("k2")
+    PendingMessage byKey = get(broker.admin().getMessage(GetMessageRequest.newBuilder().setTopic(topic).setKey("k2")
         .setIncludePayload(true).build()));
     assertEquals("p2", byKey.getPayload().toStringUtf8());
-    assertEquals(byKey.toBuilder().clearPayload().build(), get(broker.admin.getMessage(GetMessageRequest
+    assertEquals(byKey.toBuilder().clearPayload().build(), get(broker.admin().getMessage(GetMessageRequest
         .newBuilder().setTopic(topic).setMessageId(byKey.getMessageId()).build())));
     assertFails(Status.Code.NOT_FOUND, "key 'nope': no pending message on topic admin-browse",
-        () -> broker.admin.getMessage(GetMessageRequest.newBuilder().setTopic(topic).setKey("nope").build()));
+        () -> broker.admin().getMessage(GetMessageRequest.newBuilder().setTopic(topic).setKey("nope").build()));
     assertFails(Status.Code.INVALID_ARGUMENT, "page_size: 1001 is more than the limit of 1000",
-        () -> broker.admin.listMessages(ListMessagesRequest.newBuilder().setTopic(topic).setPageSize(1001).build()));
+        () -> broker.admin().listMessages(ListMessagesRequest.newBuilder().setTopic(topic).setPageSize(1001).build()));
     assertFails(Status.Code.INVALID_ARGUMENT, "to_unix_ms: must be 0 (no end) or at least from_unix_ms",
-        () -> broker.admin.listMessages(ListMessagesRequest.newBuilder().setTopic(topic).setFromUnixMs(10)
+        () -> broker.admin().listMessages(ListMessagesRequest.newBuilder().setTopic(topic).setFromUnixMs(10)
             .setToUnixMs(5).build()));
     assertFails(Status.Code.NOT_FOUND, "topic: no topic named admin-browse-typo",
-        () -> broker.admin.listMessages(ListMessagesRequest.newBuilder().setTopic("admin-browse-typo").build()));
+        () -> broker.admin().listMessages(ListMessagesRequest.newBuilder().setTopic("admin-browse-typo").build()));
   }
 
   @Test
@@ -159,7 +149,7 @@ class AdministrationE2ETest {
     try (Subscription sub = Subscription.open(broker, topic, "g", 10).awaitSubscribed(WAIT)) {
       String oldId = publish(topic, "cancel order 7", HOUR, "order-7").getMessageIds(0);
 
-      RescheduleMessageResponse moved = get(broker.admin.rescheduleMessage(RescheduleMessageRequest.newBuilder()
+      RescheduleMessageResponse moved = get(broker.admin().rescheduleMessage(RescheduleMessageRequest.newBuilder()
           .setTopic(topic).setKey("order-7").build()));
 
       assertEquals(oldId, moved.getPreviousMessageId());
@@ -171,7 +161,7 @@ class AdministrationE2ETest {
       assertTrue(again.getDuplicate(0));
       assertEquals(moved.getMessageId(), again.getMessageIds(0));
       assertFails(Status.Code.NOT_FOUND, "message_id " + oldId + ": no pending message on topic admin-now",
-          () -> broker.admin.rescheduleMessage(RescheduleMessageRequest.newBuilder().setTopic(topic)
+          () -> broker.admin().rescheduleMessage(RescheduleMessageRequest.newBuilder().setTopic(topic)
               .setMessageId(oldId).build()));
       sub.ack(delivered.delivery());
     }
@@ -182,11 +172,11 @@ class AdministrationE2ETest {
     String topic = "admin-later";
     try (Subscription sub = Subscription.open(broker, topic, "g", 10).awaitSubscribed(WAIT)) {
       String id = publish(topic, "soon", 1_500, "k").getMessageIds(0);
-      RescheduleMessageResponse moved = get(broker.admin.rescheduleMessage(RescheduleMessageRequest.newBuilder()
+      RescheduleMessageResponse moved = get(broker.admin().rescheduleMessage(RescheduleMessageRequest.newBuilder()
           .setTopic(topic).setMessageId(id).setDelayMs(HOUR).build()));
 
       sub.expectNothing(Duration.ofSeconds(3));
-      PendingMessage pending = get(broker.admin.getMessage(GetMessageRequest.newBuilder().setTopic(topic)
+      PendingMessage pending = get(broker.admin().getMessage(GetMessageRequest.newBuilder().setTopic(topic)
           .setKey("k").build()));
       assertEquals(moved.getMessageId(), pending.getMessageId());
       assertEquals(moved.getDueUnixMs(), pending.getDueUnixMs());
@@ -220,7 +210,7 @@ class AdministrationE2ETest {
       publish(topic, "m" + i, HOUR, "key-" + i);
     }
 
-    assertEquals(3, get(broker.admin.purgeTopic(PurgeTopicRequest.newBuilder().setTopic(topic).build()))
+    assertEquals(3, get(broker.admin().purgeTopic(PurgeTopicRequest.newBuilder().setTopic(topic).build()))
         .getRemoved());
     TopicStats purged = stats(topic);
     assertEquals(0, purged.getPending());
@@ -228,7 +218,7 @@ class AdministrationE2ETest {
     assertFalse(publish(topic, "m0 again", HOUR, "key-0").getDuplicate(0), "a purged message's key is free");
     publish(topic, "m4", HOUR, "");
 
-    var deleted = get(broker.admin.deleteTopic(DeleteTopicRequest.newBuilder().setTopic(topic).build()));
+    var deleted = get(broker.admin().deleteTopic(DeleteTopicRequest.newBuilder().setTopic(topic).build()));
 
     assertEquals(2, deleted.getRemoved());
     assertEquals(List.of("g"), deleted.getGroupsList());
@@ -236,39 +226,39 @@ class AdministrationE2ETest {
     assertEquals(Status.Code.NOT_FOUND, ended.getCode(), ended.toString());
     assertEquals("topic admin-purge was deleted", ended.getDescription());
     assertFails(Status.Code.NOT_FOUND, "topic: no topic named admin-purge",
-        () -> broker.admin.getTopicStats(GetTopicStatsRequest.newBuilder().setTopic(topic).build()));
-    assertFalse(get(broker.admin.listTopics(ListTopicsRequest.getDefaultInstance())).getTopicsList().stream()
+        () -> broker.admin().getTopicStats(GetTopicStatsRequest.newBuilder().setTopic(topic).build()));
+    assertFalse(get(broker.admin().listTopics(ListTopicsRequest.getDefaultInstance())).getTopicsList().stream()
         .anyMatch(t -> t.getName().equals(topic)));
   }
 
   @Test
   void badAdministrationRequestsNameTheField() {
     String topic = "admin-bad";
-    get(broker.producer.publish(request(message(topic, "x", HOUR))));
+    get(broker.producer().publish(request(message(topic, "x", HOUR))));
     assertFails(Status.Code.INVALID_ARGUMENT, "delay_ms: must not be negative, got -1",
-        () -> broker.admin.rescheduleMessage(RescheduleMessageRequest.newBuilder().setTopic(topic).setKey("k")
+        () -> broker.admin().rescheduleMessage(RescheduleMessageRequest.newBuilder().setTopic(topic).setKey("k")
             .setDelayMs(-1).build()));
     assertFails(Status.Code.INVALID_ARGUMENT, "delay_ms: due 315532800000ms from now, beyond the maximum delay",
-        () -> broker.admin.rescheduleMessage(RescheduleMessageRequest.newBuilder().setTopic(topic).setKey("k")
+        () -> broker.admin().rescheduleMessage(RescheduleMessageRequest.newBuilder().setTopic(topic).setKey("k")
             .setDelayMs(315_532_800_000L).build()));
     assertFails(Status.Code.INVALID_ARGUMENT, "target: set key or message_id",
-        () -> broker.admin.rescheduleMessage(RescheduleMessageRequest.newBuilder().setTopic(topic).build()));
+        () -> broker.admin().rescheduleMessage(RescheduleMessageRequest.newBuilder().setTopic(topic).build()));
     assertFails(Status.Code.INVALID_ARGUMENT, "message_id: must be 32 hex digits",
-        () -> broker.admin.getMessage(GetMessageRequest.newBuilder().setTopic(topic).setMessageId("xyz").build()));
+        () -> broker.admin().getMessage(GetMessageRequest.newBuilder().setTopic(topic).setMessageId("xyz").build()));
     assertFails(Status.Code.INVALID_ARGUMENT, "group: must not be empty",
-        () -> broker.admin.deleteGroup(DeleteGroupRequest.newBuilder().setTopic(topic).build()));
+        () -> broker.admin().deleteGroup(DeleteGroupRequest.newBuilder().setTopic(topic).build()));
     assertFails(Status.Code.INVALID_ARGUMENT, "topic: character '/'",
-        () -> broker.admin.purgeTopic(PurgeTopicRequest.newBuilder().setTopic("a/b").build()));
+        () -> broker.admin().purgeTopic(PurgeTopicRequest.newBuilder().setTopic("a/b").build()));
     assertFails(Status.Code.NOT_FOUND, "topic: no topic named admin-bad-typo",
-        () -> broker.admin.deleteTopic(DeleteTopicRequest.newBuilder().setTopic("admin-bad-typo").build()));
+        () -> broker.admin().deleteTopic(DeleteTopicRequest.newBuilder().setTopic("admin-bad-typo").build()));
   }
 
   private static PublishResponse publish(String topic, String payload, long delayMs, String key) {
-    return get(broker.producer.publish(request(message(topic, payload, delayMs).setKey(key))));
+    return get(broker.producer().publish(request(message(topic, payload, delayMs).setKey(key))));
   }
 
   private static TopicStats stats(String topic) {
-    return get(broker.admin.getTopicStats(GetTopicStatsRequest.newBuilder().setTopic(topic).build()));
+    return get(broker.admin().getTopicStats(GetTopicStatsRequest.newBuilder().setTopic(topic).build()));
   }
 
   /** Acks are written in batches: stats reach the expected state soon, not at once. */
@@ -282,7 +272,7 @@ class AdministrationE2ETest {
   }
 
   private static ListMessagesResponse list(ListMessagesRequest.Builder request) {
-    return get(broker.admin.listMessages(request.build()));
+    return get(broker.admin().listMessages(request.build()));
   }
 
   private static List<String> keys(ListMessagesResponse page) {

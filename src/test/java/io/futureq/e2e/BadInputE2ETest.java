@@ -21,7 +21,6 @@ import io.futureq.api.grpc.SubscribeInit;
 import io.futureq.api.grpc.TagRange;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -29,36 +28,23 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.stream.javadsl.Sink;
 import org.apache.pekko.stream.javadsl.Source;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Every kind of bad input gets the right status and a message naming the field; nothing accepted is lost. */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class BadInputE2ETest {
   private static final Duration WAIT = Duration.ofSeconds(10);
-  @TempDir
-  static Path dir;
-  static TestBroker broker;
-
-  @BeforeAll
-  static void start() {
-    broker = TestBroker.start(dir.resolve("data"), Map.of("futureq.api.min-ack-level", "LEADER",
-        "futureq.api.max-payload-size", "1KiB", "futureq.api.max-batch-size", "4KiB",
-        "futureq.api.max-delay", "1d", "futureq.api.max-in-flight", 50,
-        "futureq.api.default-max-in-flight", 10, "futureq.api.max-headers-size", "1KiB"));
-  }
-
-  @AfterAll
-  static void stop() {
-    broker.close();
-  }
+  @RegisterExtension
+  static final BrokerExtension broker = BrokerExtension.withSettings(Map.of("futureq.api.min-ack-level", "LEADER",
+      "futureq.api.max-payload-size", "1KiB", "futureq.api.max-batch-size", "4KiB",
+      "futureq.api.max-delay", "1d", "futureq.api.max-in-flight", 50,
+      "futureq.api.default-max-in-flight", 10, "futureq.api.max-headers-size", "1KiB"));
 
   private Status publishFails(PublishRequest request) {
     ExecutionException e = assertThrows(ExecutionException.class,
-        () -> broker.producer.publish(request).toCompletableFuture().get(10, TimeUnit.SECONDS));
+        () -> broker.producer().publish(request).toCompletableFuture().get(10, TimeUnit.SECONDS));
     return ((StatusRuntimeException) e.getCause()).getStatus();
   }
 
@@ -110,7 +96,7 @@ class BadInputE2ETest {
             + " (futureq.api.max-headers-size)",
         request(message("headers", "x", 0), over));
     Message.Builder atLimit = message("headers", "x", 0).putHeaders("n".repeat(20), "v".repeat(1004));
-    broker.producer.publish(request(atLimit)).toCompletableFuture().join();
+    broker.producer().publish(request(atLimit)).toCompletableFuture().join();
   }
 
   @Test
@@ -129,8 +115,8 @@ class BadInputE2ETest {
   void aStreamedGrpcMessageOverTheTransportLimitEndsTheStreamResourceExhausted() {
     for (int round = 0; round < 5; round++) {
       PublishRequest huge = request(message("huge", "x".repeat(3 << 20), 0));
-      ExecutionException e = assertThrows(ExecutionException.class, () -> broker.producer
-          .publishStream(Source.single(huge)).runWith(Sink.seq(), broker.clientSystem).toCompletableFuture()
+      ExecutionException e = assertThrows(ExecutionException.class, () -> broker.producer()
+          .publishStream(Source.single(huge)).runWith(Sink.seq(), broker.clientSystem()).toCompletableFuture()
           .get(10, TimeUnit.SECONDS));
       Status status = ((StatusRuntimeException) e.getCause()).getStatus();
       assertEquals(Status.Code.RESOURCE_EXHAUSTED, status.getCode(), "round " + round + ": " + status);
@@ -162,25 +148,25 @@ class BadInputE2ETest {
         request(message("stream", "good-1", 0)).toBuilder().setRequestId("r1").build(),
         request(message("", "bad", 0)).toBuilder().setRequestId("r2").build(),
         request(message("stream", "good-2", 0)).toBuilder().setRequestId("r3").build());
-    List<PublishResponse> responses = broker.producer.publishStream(Source.from(requests))
-        .runWith(Sink.seq(), broker.clientSystem).toCompletableFuture().get(10, TimeUnit.SECONDS);
+    List<PublishResponse> responses = broker.producer().publishStream(Source.from(requests))
+        .runWith(Sink.seq(), broker.clientSystem()).toCompletableFuture().get(10, TimeUnit.SECONDS);
     assertEquals(List.of("r1", "r2", "r3"), responses.stream().map(PublishResponse::getRequestId).toList());
     assertEquals(1, responses.get(0).getMessageIdsCount());
     assertEquals(Status.Code.INVALID_ARGUMENT.value(), responses.get(1).getError().getCode());
     assertTrue(responses.get(1).getError().getMessage().contains("messages[0].topic"));
     assertEquals(0, responses.get(1).getMessageIdsCount());
     assertEquals(1, responses.get(2).getMessageIdsCount());
-    long pending = broker.admin.getTopicStats(GetTopicStatsRequest.newBuilder().setTopic("stream").build())
+    long pending = broker.admin().getTopicStats(GetTopicStatsRequest.newBuilder().setTopic("stream").build())
         .toCompletableFuture().get(10, TimeUnit.SECONDS).getPending();
     assertEquals(2, pending);
   }
 
   @Test
   void rejectsACancelWithoutTargetOrWithAMalformedId() {
-    ExecutionException noTarget = assertThrows(ExecutionException.class, () -> broker.producer.cancel(
+    ExecutionException noTarget = assertThrows(ExecutionException.class, () -> broker.producer().cancel(
         CancelRequest.newBuilder().setTopic("t").build()).toCompletableFuture().get(10, TimeUnit.SECONDS));
     assertTrue(noTarget.getCause().getMessage().contains("target: set key or message_id"));
-    ExecutionException badId = assertThrows(ExecutionException.class, () -> broker.producer.cancel(
+    ExecutionException badId = assertThrows(ExecutionException.class, () -> broker.producer().cancel(
         CancelRequest.newBuilder().setTopic("t").setMessageId("zz").build()).toCompletableFuture()
         .get(10, TimeUnit.SECONDS));
     assertEquals(Status.Code.INVALID_ARGUMENT, ((StatusRuntimeException) badId.getCause()).getStatus().getCode());
@@ -188,7 +174,7 @@ class BadInputE2ETest {
   }
 
   private Status subscriptionFails(ConsumerFrame... frames) throws Exception {
-    Subscription sub = new Subscription(broker.clientSystem, broker.consumer, frames[0]);
+    Subscription sub = new Subscription(broker.clientSystem(), broker.consumer(), frames[0]);
     for (int i = 1; i < frames.length; i++) {
       sub.send(frames[i]);
     }
@@ -243,7 +229,7 @@ class BadInputE2ETest {
 
   @Test
   void anAckOfATagNeverDeliveredFailsTheStreamAndTheMessageIsDeliveredAgain() throws Exception {
-    broker.producer.publish(request(message("t4", "x", 0))).toCompletableFuture().get(10, TimeUnit.SECONDS);
+    broker.producer().publish(request(message("t4", "x", 0))).toCompletableFuture().get(10, TimeUnit.SECONDS);
     Subscription sub = Subscription.open(broker, "t4", "g", 1);
     long tag = sub.next(WAIT).delivery().getDeliveryTag();
     assertEquals(1, tag);
@@ -258,10 +244,9 @@ class BadInputE2ETest {
     }
   }
 
-
   @Test
   void nothingAcceptedIsLostAfterRejections() throws Exception {
-    PublishResponse ok = broker.producer.publish(request(message("kept", "v", 0).setKey("k")))
+    PublishResponse ok = broker.producer().publish(request(message("kept", "v", 0).setKey("k")))
         .toCompletableFuture().get(10, TimeUnit.SECONDS);
     publishFails(request(message("kept", "v", 0).setKey("k"), message("kept", "x".repeat(2000), 0)));
     try (Subscription sub = Subscription.open(broker, "kept", "g", 10)) {

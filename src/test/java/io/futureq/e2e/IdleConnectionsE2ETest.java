@@ -11,15 +11,12 @@ import java.net.Socket;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The gRPC port closes connections that carry nothing ({@code futureq.api.idle-timeout}) and keeps quiet streams
@@ -30,24 +27,13 @@ import org.junit.jupiter.api.io.TempDir;
 class IdleConnectionsE2ETest {
   private static final Duration IDLE = Duration.ofSeconds(2);
   private static final Duration WAIT = Duration.ofSeconds(30);
-  @TempDir
-  static Path dir;
-  static TestBroker broker;
-
-  @BeforeAll
-  static void start() {
-    broker = TestBroker.start(dir.resolve("data"), Map.of("futureq.api.idle-timeout", IDLE.toMillis() + "ms",
-        "futureq.api.keepalive-interval", "300ms"));
-  }
-
-  @AfterAll
-  static void stop() {
-    broker.close();
-  }
+  @RegisterExtension
+  static final BrokerExtension broker = BrokerExtension.withSettings(Map.of(
+      "futureq.api.idle-timeout", IDLE.toMillis() + "ms", "futureq.api.keepalive-interval", "300ms"));
 
   @Test
   void aConnectionThatStopsAfterThePrefaceIsClosed() throws IOException {
-    try (Socket half = new Socket("127.0.0.1", broker.node.grpcPort())) {
+    try (Socket half = new Socket("127.0.0.1", broker.grpcPort())) {
       // The client preface's magic, then nothing: no SETTINGS frame, so the handshake never completes.
       half.getOutputStream().write("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
       half.getOutputStream().flush();
@@ -57,7 +43,7 @@ class IdleConnectionsE2ETest {
 
   @Test
   void aConnectionThatSendsNothingIsClosed() throws IOException {
-    try (Socket silent = new Socket("127.0.0.1", broker.node.grpcPort())) {
+    try (Socket silent = new Socket("127.0.0.1", broker.grpcPort())) {
       assertEquals(-1, readUntilClosed(silent), "the broker closed the connection");
     }
   }
@@ -69,7 +55,7 @@ class IdleConnectionsE2ETest {
       sub.awaitSubscribed(WAIT);
       // Time is the subject: three idle timeouts without a delivery, the pings being the only traffic.
       Await.holdsFor("the quiet stream stays open", IDLE.multipliedBy(3), () -> !sub.done.isDone());
-      broker.producer.publish(request(message(topic, "late news", 0))).toCompletableFuture()
+      broker.producer().publish(request(message(topic, "late news", 0))).toCompletableFuture()
           .get(WAIT.toSeconds(), TimeUnit.SECONDS);
       assertEquals("late news", sub.take(1, WAIT).get(0).delivery().getPayload().toStringUtf8());
     }

@@ -12,17 +12,14 @@ import io.futureq.api.grpc.SubscribeInit;
 import io.futureq.api.grpc.Subscribed;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A subscriber's credit in bytes ({@code max_in_flight_bytes}) over real gRPC: with large messages the broker never
@@ -35,20 +32,9 @@ class InFlightBytesE2ETest {
   /** Quiet time in which no further delivery may come (the bound holds). */
   private static final Duration QUIET = Duration.ofMillis(300);
   private static final int PAYLOAD = 30_000;
-  @TempDir
-  static Path dir;
-  static TestBroker broker;
-
-  @BeforeAll
-  static void start() {
-    broker = TestBroker.start(dir.resolve("data"), Map.of("futureq.api.default-max-in-flight-bytes", "64KiB",
-        "futureq.api.max-in-flight-bytes", "1MiB"));
-  }
-
-  @AfterAll
-  static void stop() {
-    broker.close();
-  }
+  @RegisterExtension
+  static final BrokerExtension broker = BrokerExtension.withSettings(Map.of(
+      "futureq.api.default-max-in-flight-bytes", "64KiB", "futureq.api.max-in-flight-bytes", "1MiB"));
 
   @Test
   void withLargeMessagesTheBrokerNeverHasMoreThanTheBoundUnackedToOneSubscriber() throws Exception {
@@ -98,7 +84,7 @@ class InFlightBytesE2ETest {
   }
 
   private static Subscription subscribe(String topic, int maxInFlight, long maxInFlightBytes) {
-    return new Subscription(broker.clientSystem, broker.consumer, ConsumerFrame.newBuilder().setInit(SubscribeInit
+    return new Subscription(broker.clientSystem(), broker.consumer(), ConsumerFrame.newBuilder().setInit(SubscribeInit
         .newBuilder().setTopic(topic).setGroup("g").setMaxInFlight(maxInFlight).setMaxInFlightBytes(maxInFlightBytes))
         .build());
   }
@@ -113,6 +99,6 @@ class InFlightBytesE2ETest {
     for (int i = 0; i < count; i++) {
       messages[i] = message(topic, String.valueOf((char) ('a' + i)).repeat(PAYLOAD), 0);
     }
-    broker.producer.publish(request(messages)).toCompletableFuture().get(10, TimeUnit.SECONDS);
+    broker.producer().publish(request(messages)).toCompletableFuture().get(10, TimeUnit.SECONDS);
   }
 }

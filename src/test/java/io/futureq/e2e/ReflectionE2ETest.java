@@ -13,14 +13,13 @@ import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -34,21 +33,18 @@ class ReflectionE2ETest {
   private static final int LIST_SERVICES = 7;
   private static final int LIST_SERVICES_RESPONSE = 6;
 
-  @TempDir
-  static Path dir;
-  static TestBroker broker;
+  @RegisterExtension
+  static final BrokerExtension broker = BrokerExtension.withDefaults();
   static ManagedChannel channel;
 
   @BeforeAll
   static void start() {
-    broker = TestBroker.start(dir.resolve("data"));
-    channel = NettyChannelBuilder.forAddress("127.0.0.1", broker.node.grpcPort()).usePlaintext().build();
+    channel = NettyChannelBuilder.forAddress("127.0.0.1", broker.grpcPort()).usePlaintext().build();
   }
 
   @AfterAll
   static void stop() throws InterruptedException {
     channel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
-    broker.close();
   }
 
   @ParameterizedTest

@@ -10,17 +10,13 @@ import io.futureq.api.grpc.GetTopicStatsRequest;
 import io.futureq.api.grpc.GroupStats;
 import io.futureq.api.grpc.Message;
 import io.futureq.testing.Await;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * consumer.proto promises that a Subscribe stream's first frame has {@code subscribed} set and no deliveries. A
@@ -33,19 +29,8 @@ class SubscribedFirstE2ETest {
   private static final Duration WAIT = Duration.ofSeconds(30);
   private static final int ROUNDS = 20;
   private static final int BACKLOG = 200;
-  @TempDir
-  static Path dir;
-  static TestBroker broker;
-
-  @BeforeAll
-  static void start() {
-    broker = TestBroker.start(dir.resolve("data"), Map.of());
-  }
-
-  @AfterAll
-  static void stop() {
-    broker.close();
-  }
+  @RegisterExtension
+  static final BrokerExtension broker = BrokerExtension.withDefaults();
 
   @Test
   void theSubscribedFrameComesBeforeADueBacklogOfAnExistingGroup() throws Exception {
@@ -59,7 +44,7 @@ class SubscribedFirstE2ETest {
       for (int i = 0; i < BACKLOG; i++) {
         backlog[i] = message(topic, "m" + i, 0);
       }
-      broker.producer.publish(request(backlog)).toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+      broker.producer().publish(request(backlog)).toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
 
       try (Subscription sub = Subscription.open(broker, topic, "g", BACKLOG)) {
         sub.take(BACKLOG, WAIT);
@@ -73,7 +58,7 @@ class SubscribedFirstE2ETest {
   }
 
   private static int consumers(String topic) throws Exception {
-    return broker.admin.getTopicStats(GetTopicStatsRequest.newBuilder().setTopic(topic).build())
+    return broker.admin().getTopicStats(GetTopicStatsRequest.newBuilder().setTopic(topic).build())
         .toCompletableFuture().get(10, TimeUnit.SECONDS).getGroupsList().stream()
         .filter(g -> g.getName().equals("g")).mapToInt(GroupStats::getConsumers).sum();
   }

@@ -59,6 +59,10 @@ final class Subscription implements AutoCloseable {
     }
   }
 
+  static Subscription open(BrokerExtension broker, String topic, String group, int maxInFlight) {
+    return open(broker.broker(), topic, group, maxInFlight);
+  }
+
   static Subscription open(TestBroker broker, String topic, String group, int maxInFlight) {
     return new Subscription(broker.clientSystem, broker.consumer, ConsumerFrame.newBuilder()
         .setInit(SubscribeInit.newBuilder().setTopic(topic).setGroup(group).setMaxInFlight(maxInFlight)).build());

@@ -27,6 +27,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.AfterParameterizedClassInvocation;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -50,6 +51,14 @@ class EventLogJournalTest {
   private static final ActorSystem CLASSIC = Adapter.toClassic(TEST_KIT.system());
   private static final AtomicInteger IDS = new AtomicInteger();
 
+  /**
+   * One Raft group for the cases that leave it as they found it (each writes under a persistence id of its own):
+   * starting a group takes seconds. A case that stops or restarts its follower takes a group of its own.
+   */
+  @TempDir
+  static Path sharedDir;
+  private static RaftFollowerFixture sharedRaft;
+
   @TempDir
   Path dir;
 
@@ -58,6 +67,13 @@ class EventLogJournalTest {
   private ActorRef journal;
   private String persistenceId;
 
+  @AfterParameterizedClassInvocation
+  static void closeSharedRaft() {
+    if (sharedRaft != null) {
+      sharedRaft.close();
+      sharedRaft = null;
+    }
+  }
 
   @AfterAll
   static void shutdown() {
@@ -70,7 +86,10 @@ class EventLogJournalTest {
       testLog = TestLog.open(dir, 1000);
       JournalBackend.get(TEST_KIT.system()).bind(testLog.log(), testLog.store());
     } else {
-      raft = RaftFollowerFixture.start(dir);
+      if (sharedRaft == null) {
+        sharedRaft = RaftFollowerFixture.start(sharedDir);
+      }
+      raft = sharedRaft;
       JournalBackend.get(TEST_KIT.system()).bind(raft.followerLog(), raft.followerStore());
     }
     journal = Persistence.get(CLASSIC).journalFor("futureq.journal", ConfigFactory.empty());
@@ -82,9 +101,15 @@ class EventLogJournalTest {
     if (testLog != null) {
       testLog.close();
     }
-    if (raft != null) {
+    if (raft != null && raft != sharedRaft) {
       raft.close();
     }
+  }
+
+  /** For a case that stops or restarts its follower: a Raft group of its own, bound to the journal. */
+  private void ownRaftGroup() {
+    raft = RaftFollowerFixture.start(dir);
+    JournalBackend.get(TEST_KIT.system()).bind(raft.followerLog(), raft.followerStore());
   }
 
   @Test
@@ -156,6 +181,7 @@ class EventLogJournalTest {
     if (logKind == Log.STANDALONE) {
       testLog.log().close();
     } else {
+      ownRaftGroup();
       raft.stopFollower();
     }
     TestKit probe = new TestKit(CLASSIC);
@@ -169,6 +195,9 @@ class EventLogJournalTest {
 
   @Test
   void shouldKeepItsState() {
+    if (logKind == Log.RAFT_FOLLOWER) {
+      ownRaftGroup();
+    }
     write(atomic("a", 1, "b", 2, "c", 3));
     delete(1);
 

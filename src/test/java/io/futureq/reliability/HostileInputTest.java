@@ -19,7 +19,7 @@ import io.futureq.client.OutgoingMessage;
 import io.futureq.client.ProducerOptions;
 import io.futureq.client.ReceivedMessage;
 import io.futureq.client.SendResult;
-import io.futureq.e2e.TestBroker;
+import io.futureq.e2e.BrokerExtension;
 import io.futureq.testing.Await;
 import io.futureq.testing.Groups;
 import io.grpc.CallOptions;
@@ -41,7 +41,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -62,7 +61,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Bad bytes and hostile clients against one in-process broker: each test feeds it something no
@@ -73,18 +72,15 @@ import org.junit.jupiter.api.io.TempDir;
 class HostileInputTest {
   private static final Duration WAIT = Duration.ofSeconds(15);
 
-  @TempDir
-  static Path dir;
-
-  static TestBroker broker;
+  @RegisterExtension
+  static final BrokerExtension broker = BrokerExtension.withDefaults();
   static FutureQClient client;
   static FutureQProducer producer;
   static int port;
 
   @BeforeAll
   static void startBroker() {
-    broker = TestBroker.start(dir.resolve("data"));
-    port = broker.node.grpcPort();
+    port = broker.grpcPort();
     client = FutureQClient.builder().target("127.0.0.1:" + port).requestTimeout(Duration.ofSeconds(10)).build();
     producer = client.producer(ProducerOptions.defaults().withLinger(Duration.ofMillis(1)));
   }
@@ -96,9 +92,6 @@ class HostileInputTest {
     }
     if (client != null) {
       client.close();
-    }
-    if (broker != null) {
-      broker.close();
     }
   }
 
@@ -551,7 +544,7 @@ class HostileInputTest {
   /** /ready answers 200, and a message published now on a new topic reaches a new subscriber. */
   private static void assertStillServes() throws Exception {
     HttpResponse<String> ready = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(
-        "http://127.0.0.1:" + broker.managementPort + "/ready")).timeout(Duration.ofSeconds(5)).build(),
+        "http://127.0.0.1:" + broker.managementPort() + "/ready")).timeout(Duration.ofSeconds(5)).build(),
         HttpResponse.BodyHandlers.ofString());
     assertEquals(200, ready.statusCode(), "broker not ready: " + ready.body());
     String topic = "still-serves-" + UUID.randomUUID();

@@ -8,10 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.grpc.Status;
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -35,54 +31,20 @@ import org.junit.jupiter.api.io.TempDir;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 180, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class BrokerProcessE2ETest {
-  private Path dir;
-  private List<String> command;
-  private Process broker;
-  private int port;
+  private BrokerProcess broker;
 
   @BeforeAll
   void startBroker(@TempDir Path dir) throws Exception {
-    String classPath = System.getProperty("futureq.broker.classpath", "");
-    assumeTrue(!classPath.isBlank(), "no futureq.broker.classpath: run through the root build (mvn -B verify)");
-    this.dir = dir;
-    port = freePort();
-    Path conf = dir.resolve("broker.conf");
-    Files.writeString(conf, String.join("\n",
-        "futureq.storage.data-dir = \"" + dir.resolve("data") + "\"",
-        "futureq.api.host = 127.0.0.1",
-        "futureq.api.port = " + port,
-        "futureq.management.host = 127.0.0.1",
-        "futureq.management.port = " + freePort(),
-        "futureq.metrics.enabled = false",
-        "futureq.cluster.remoting.port = 0",
-        "futureq.group.in-flight-timeout = 2s"));
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    command = List.of(java, "-Xmx512m", "-cp", classPath, "io.futureq.cli.FutureqCommand", "server", "--config",
-        conf.toString());
-    broker = launch();
-    try (FutureQClient client = client()) {
-      long deadline = System.currentTimeMillis() + 90_000;
-      while (true) {
-        try {
-          client.clusterInfo().get(5, TimeUnit.SECONDS);
-          return;
-        } catch (ExecutionException e) {
-          if (!broker.isAlive() || System.currentTimeMillis() > deadline) {
-            throw new AssertionError("broker did not start: " + Files.readString(dir.resolve("broker.log")), e);
-          }
-          Thread.sleep(200);
-        }
-      }
-    }
+    assumeTrue(!BrokerProcess.classPath().isBlank(),
+        "no futureq.broker.classpath: run through the root build (mvn -B verify)");
+    broker = BrokerProcess.start(dir, List.of("futureq.group.in-flight-timeout = 2s"));
+    broker.awaitReady(this::client);
   }
 
   @AfterAll
   void stopBroker() throws Exception {
-    if (broker != null && broker.isAlive()) {
-      broker.destroy();
-      if (!broker.waitFor(30, TimeUnit.SECONDS)) {
-        broker.destroyForcibly().waitFor();
-      }
+    if (broker != null) {
+      broker.close();
     }
   }
 
@@ -161,14 +123,9 @@ class BrokerProcessE2ETest {
   }
 
   private void stopAndRestartAfter(ThrowingRunnable whileDown) throws Exception {
-    broker.destroyForcibly().waitFor();
+    broker.kill();
     whileDown.run();
-    broker = launch();
-  }
-
-  private Process launch() throws IOException {
-    return new ProcessBuilder(command).redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("broker.log").toFile())).start();
+    broker.launch();
   }
 
   private interface ThrowingRunnable {
@@ -176,12 +133,6 @@ class BrokerProcessE2ETest {
   }
 
   private FutureQClient client() {
-    return FutureQClient.builder().target("127.0.0.1:" + port).build();
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
+    return FutureQClient.builder().target("127.0.0.1:" + broker.port()).build();
   }
 }

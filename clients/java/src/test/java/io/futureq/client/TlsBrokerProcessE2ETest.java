@@ -9,8 +9,6 @@ import io.grpc.Status;
 import java.io.FileInputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -38,58 +36,31 @@ import org.junit.jupiter.api.io.TempDir;
 class TlsBrokerProcessE2ETest {
   private static final String PASSWORD = "changeit";
   private Path dir;
-  private Process broker;
-  private int port;
+  private BrokerProcess broker;
 
   @BeforeAll
   void startBroker(@TempDir Path dir) throws Exception {
-    String classPath = System.getProperty("futureq.broker.classpath", "");
-    assumeTrue(!classPath.isBlank(), "no futureq.broker.classpath: run through the root build (mvn -B verify)");
+    assumeTrue(!BrokerProcess.classPath().isBlank(),
+        "no futureq.broker.classpath: run through the root build (mvn -B verify)");
     this.dir = dir;
     keytool("-genkeypair", "-alias", "ca", "-keyalg", "EC", "-dname", "CN=client-test-ca", "-ext", "bc:c",
         "-validity", "2", "-keystore", "ca.p12");
     keytool("-exportcert", "-rfc", "-alias", "ca", "-keystore", "ca.p12", "-file", "ca.pem");
     issue("server");
     issue("app");
-    port = freePort();
-    Path conf = dir.resolve("broker.conf");
-    Files.writeString(conf, String.join("\n",
+    broker = BrokerProcess.start(dir, List.of(
         "futureq.storage.engine = memory",
-        "futureq.api.host = 127.0.0.1",
-        "futureq.api.port = " + port,
-        "futureq.management.port = " + freePort(),
-        "futureq.metrics.enabled = false",
-        "futureq.cluster.remoting.port = 0",
         "futureq.security.tls.enabled = true",
         "futureq.security.tls.cert-file = \"" + dir.resolve("server.pem") + "\"",
         "futureq.security.tls.key-file = \"" + dir.resolve("server.key") + "\"",
         "futureq.security.tls.client-ca-file = \"" + dir.resolve("ca.pem") + "\""));
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    broker = new ProcessBuilder(java, "-Xmx512m", "-cp", classPath, "io.futureq.cli.FutureqCommand", "server",
-        "--config", conf.toString()).redirectErrorStream(true)
-        .redirectOutput(dir.resolve("broker.log").toFile()).start();
-    try (FutureQClient client = client(true)) {
-      long deadline = System.currentTimeMillis() + 90_000;
-      while (true) {
-        try {
-          client.clusterInfo().get(5, TimeUnit.SECONDS);
-          return;
-        } catch (ExecutionException e) {
-          if (!broker.isAlive() || System.currentTimeMillis() > deadline) {
-            throw new AssertionError("broker did not start: " + Files.readString(dir.resolve("broker.log")), e);
-          }
-          Thread.sleep(200);
-        }
-      }
-    }
+    broker.awaitReady(() -> client(true));
   }
 
   @AfterAll
   void stopBroker() throws Exception {
     if (broker != null) {
-      broker.destroy();
-      broker.waitFor(30, TimeUnit.SECONDS);
-      broker.destroyForcibly();
+      broker.close();
     }
   }
 
@@ -121,7 +92,7 @@ class TlsBrokerProcessE2ETest {
   }
 
   private FutureQClient client(boolean withCertificate) {
-    FutureQClient.Builder builder = FutureQClient.builder().target("127.0.0.1:" + port)
+    FutureQClient.Builder builder = FutureQClient.builder().target("127.0.0.1:" + broker.port())
         .discoveryInterval(Duration.ZERO).requestTimeout(Duration.ofSeconds(10))
         .trustedCertificates(dir.resolve("ca.pem"));
     if (withCertificate) {
@@ -156,12 +127,6 @@ class TlsBrokerProcessE2ETest {
     String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     if (p.waitFor() != 0) {
       throw new IOException("keytool " + String.join(" ", args) + " failed: " + output);
-    }
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
     }
   }
 }
