@@ -32,6 +32,8 @@ public final class NodeMetrics implements AutoCloseable {
 
   private static final double NANOS = 1e9;
   private static final double MILLIS = 1e3;
+  /** Longest a sample in progress may hold up close (a store read). */
+  private static final Duration SAMPLE_WAIT = Duration.ofSeconds(5);
 
   private final Supplier<Map<String, Long>> storeStats;
   private final Supplier<RaftView> raft;
@@ -185,7 +187,24 @@ public final class NodeMetrics implements AutoCloseable {
   }
 
   @Override
+  /** Stops sampling, then closes the other samplers that are {@link AutoCloseable} (once none of them runs). */
   public void close() {
     sampler.shutdownNow();
+    try {
+      sampler.awaitTermination(SAMPLE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    for (Runnable other : alsoSampled) {
+      if (other instanceof AutoCloseable closeable) {
+        quietly(() -> {
+          try {
+            closeable.close();
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+        });
+      }
+    }
   }
 }

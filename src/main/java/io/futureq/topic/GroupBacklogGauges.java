@@ -18,9 +18,9 @@ import kamon.Kamon;
  * (which its actor updates) held open, so that they are there whether or not a consumer is attached. Sampled on
  * the metrics tick, never on the delivery path: one read of the topic's ack marks and of its oldest due messages
  * per hosted topic per tick. A group's series go when it is deleted or its topic leaves this node.
- * Not thread-safe: one sampler thread calls {@link #sample}.
+ * Not thread-safe: one sampler thread calls {@link #run}, and {@link #close} once it no longer does.
  */
-public final class GroupBacklogGauges implements Runnable {
+public final class GroupBacklogGauges implements Runnable, AutoCloseable {
   private static final double MILLIS = 1e3;
 
   private final OrderedStore store;
@@ -37,13 +37,9 @@ public final class GroupBacklogGauges implements Runnable {
     this.clock = clock;
   }
 
+  /** Takes up the groups that appeared, lets go of those that went, and reads the backlogs of the others. */
   @Override
   public void run() {
-    sample();
-  }
-
-  /** Takes up the groups that appeared, lets go of those that went, and reads the backlogs of the others. */
-  void sample() {
     Map<String, List<String>> groups = new TreeMap<>();
     for (String topic : new TreeSet<>(topics.names())) {
       List<String> registered = GroupRegistry.read(store, topic);
@@ -79,6 +75,16 @@ public final class GroupBacklogGauges implements Runnable {
     Kamon.gauge("futureq.group.series.over.limit", "Durable groups hosted here beyond futureq.metrics."
         + "max-group-series: no lag or age series; their counters are in their topic's group=\"_other\" series.")
         .withoutTags().update(overLimit);
+  }
+
+  /** Lets go of every group: their series leave with their actors (a node stopping, or a test's node). */
+  @Override
+  public void close() {
+    held.values().forEach(m -> {
+      m.dropBacklog();
+      m.release(0);
+    });
+    held.clear();
   }
 
   private static int compare(List<String> a, List<String> b) {
