@@ -28,11 +28,14 @@ import io.futureq.storage.OrderedStore;
 import io.futureq.storage.RocksStore;
 import io.futureq.tls.ReloadingTls;
 import io.futureq.topic.AppliedAnnouncer;
+import io.futureq.topic.GroupBacklogGauges;
 import io.futureq.topic.LocalTopics;
 import io.futureq.topic.TopicContext;
 import io.futureq.topic.TopicEntity;
 import io.futureq.topic.TopicRouter;
 import java.time.Duration;
+import java.time.InstantSource;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -182,7 +185,9 @@ public final class Node implements AutoCloseable {
     }
     if (metrics != null) {
       metrics.sample(NodeMetrics.start(store::engineStats, raftLog == null ? null : () -> raftView(raftLog.status()),
-          settings.config().getDuration("kamon.metric.tick-interval")));
+          settings.storage().engine() == StorageEngine.MEMORY ? null : settings.storage().dataDir(),
+          settings.config().getDuration("kamon.metric.tick-interval"),
+          List.of(new GroupBacklogGauges(store, stateMachine.bucketMs(), localTopics, InstantSource.system()))));
     }
     EventLog log = clustered ? raftLog : new LocalEventLog(store, stateMachine, settings.storage().fsync(),
         settings.storage().groupCommitMaxCommands(), unlimited, announcer, logMetrics::recordCommit);

@@ -139,7 +139,7 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
     this.timers = timers;
     this.gc = gc;
     this.feed = new DueBuffer(ctx, gc, startAfter);
-    this.metrics = new GroupMetrics(gc.topic(), gc.group());
+    this.metrics = GroupMetrics.acquire(gc.topic(), gc.group());
     this.inFlight = new InFlightDeliveries(consumers, timers, gc.settings().inFlightTimeout(), metrics,
         gc.wakeTimer().clock());
     this.redelivery = new Redelivery(timers, new RequeueDue(), gc, feed);
@@ -377,6 +377,7 @@ public final class ConsumerGroup extends AbstractBehavior<ConsumerGroup.Command>
   private Behavior<Command> onPostStop() {
     acked.send();
     feed.stop();
+    metrics.release(inFlight.size());
     return this;
   }
 

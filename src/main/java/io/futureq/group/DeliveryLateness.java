@@ -22,7 +22,7 @@ public record DeliveryLateness(long deliveries, long p50Us, long p90Us, long p99
     private final IntCountsHistogram histogram = new IntCountsHistogram(3_600_000_000L, 2);
     private final kamon.metric.Histogram node;
 
-    /** @param node the node's histogram, in microseconds ({@link io.futureq.metrics.GroupMetrics#lateness}) */
+    /** @param node the node's histogram, in microseconds ({@link io.futureq.metrics.TopicMetrics#lateness}) */
     Recorder(kamon.metric.Histogram node) {
       this.node = node;
     }

@@ -54,7 +54,7 @@ public final class UniversalFanout extends AbstractBehavior<ConsumerGroup.Comman
     this.timers = timers;
     this.gc = gc;
     this.feed = new DueBuffer(ctx, gc, startAfter);
-    this.metrics = new GroupMetrics(gc.topic(), gc.group());
+    this.metrics = GroupMetrics.acquire(gc.topic(), gc.group());
     this.lateness = new DeliveryLateness.Recorder(metrics.lateness);
     this.catchUp = new ReplicaCatchUp(gc, ctx.getSelf());
     this.acked = new AckReport(gc);
@@ -89,6 +89,7 @@ public final class UniversalFanout extends AbstractBehavior<ConsumerGroup.Comman
         .onSignal(PostStop.class, s -> {
           acked.send();
           feed.stop();
+          metrics.release(inFlight.size());
           return this;
         })
         .build();

@@ -105,7 +105,10 @@ final class TopicBook {
   }
 
   void commitTouched() {
-    touchedDropped.stream().filter(t -> !touchedPending.containsKey(t)).forEach(pending::remove);
+    touchedDropped.stream().filter(t -> !touchedPending.containsKey(t)).forEach(t -> {
+      pending.remove(t);
+      TopicMetrics.forget(t);
+    });
     pending.putAll(touchedPending);
     touchedPending.forEach((topic, count) -> TopicMetrics.of(topic).pending.update(count));
     groups.putAll(touchedGroups);

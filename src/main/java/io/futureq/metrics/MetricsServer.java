@@ -3,19 +3,18 @@ package io.futureq.metrics;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import com.typesafe.config.Config;
-import io.futureq.config.EndpointSettings;
+import io.futureq.config.MetricsSettings;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import kamon.Kamon;
-import kamon.prometheus.PrometheusReporter;
 
 /**
- * Serves GET /metrics: Kamon's Prometheus scrape data, refreshed every Kamon tick. FutureQ binds the port itself
- * instead of using the reporter's embedded server, which sends no Content-Type (Prometheus 3 refuses such a
- * scrape) and fails to bind without telling anyone.
+ * Serves GET /metrics: Kamon's Prometheus scrape data ({@link ScrapeReporter}), refreshed every Kamon tick. FutureQ
+ * binds the port itself instead of using Kamon's reporter and its embedded server, which sends no Content-Type
+ * (Prometheus 3 refuses such a scrape), fails to bind without telling anyone, and keeps removed series.
  */
 public final class MetricsServer implements AutoCloseable {
   /** The Prometheus text exposition format, version 0.0.4. */
@@ -33,7 +32,7 @@ public final class MetricsServer implements AutoCloseable {
    *
    * @throws UncheckedIOException if the port cannot be bound
    */
-  public static MetricsServer start(EndpointSettings endpoint, Config config) {
+  public static MetricsServer start(MetricsSettings endpoint, Config config) {
     HttpServer http;
     try {
       http = HttpServer.create(new InetSocketAddress(endpoint.host(), endpoint.port()), 0);
@@ -42,7 +41,8 @@ public final class MetricsServer implements AutoCloseable {
           + endpoint.port() + ": " + e.getMessage(), e);
     }
     Kamon.init(config);
-    PrometheusReporter reporter = new PrometheusReporter("kamon.prometheus", config);
+    GroupMetrics.limit(endpoint.maxGroupSeries());
+    ScrapeReporter reporter = new ScrapeReporter("kamon.prometheus", config);
     Kamon.addReporter("futureq-prometheus", reporter);
     http.createContext("/metrics", exchange -> answer(exchange, reporter.scrapeData()));
     http.start();

@@ -2,10 +2,16 @@ package io.futureq.metrics;
 
 import com.sun.management.OperatingSystemMXBean;
 import com.sun.management.UnixOperatingSystemMXBean;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
+import java.nio.file.FileStore;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Executors;
@@ -16,8 +22,9 @@ import kamon.Kamon;
 
 /**
  * The node's own gauges, there from start-up whatever the traffic: the build, the JVM and the process, the store
- * (RocksDB's sizes and stalls) and, clustered, this replica's view of Raft. One daemon thread samples them at once
- * and then every Kamon tick, so a scrape shows values at most a tick old. What each means is its HELP text.
+ * (RocksDB's sizes and stalls, its file system's free space) and, clustered, this replica's view of Raft. One
+ * daemon thread samples them at once and then every Kamon tick, so a scrape shows values at most a tick old, and
+ * runs the other samplers it is given after them. What each means is its HELP text.
  */
 public final class NodeMetrics implements AutoCloseable {
   /** What this node's Raft replica knows now; see {@code RaftStatus}. */
@@ -25,9 +32,13 @@ public final class NodeMetrics implements AutoCloseable {
 
   private static final double NANOS = 1e9;
   private static final double MILLIS = 1e3;
+  /** Longest a sample in progress may hold up close (a store read). */
+  private static final Duration SAMPLE_WAIT = Duration.ofSeconds(5);
 
   private final Supplier<Map<String, Long>> storeStats;
   private final Supplier<RaftView> raft;
+  private final Path dataDir;
+  private final List<Runnable> alsoSampled;
   private final ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor(r -> {
     Thread t = new Thread(r, "futureq-metrics-sampler");
     t.setDaemon(true);
@@ -37,9 +48,12 @@ public final class NodeMetrics implements AutoCloseable {
   private String lastLeader;
   private long leaderChanges;
 
-  private NodeMetrics(Supplier<Map<String, Long>> storeStats, Supplier<RaftView> raft) {
+  private NodeMetrics(Supplier<Map<String, Long>> storeStats, Supplier<RaftView> raft, Path dataDir,
+      List<Runnable> alsoSampled) {
     this.storeStats = storeStats;
     this.raft = raft;
+    this.dataDir = dataDir;
+    this.alsoSampled = List.copyOf(alsoSampled);
   }
 
   /**
@@ -47,11 +61,14 @@ public final class NodeMetrics implements AutoCloseable {
    *
    * @param storeStats the store's engine figures by RocksDB property name (empty for the memory engine)
    * @param raft this replica's view, or null standalone (no Raft gauges then)
+   * @param dataDir the store's directory, whose file system's free space is sampled; null for the memory engine
+   * @param alsoSampled other samplers run on the same thread and tick (a failure of one skips the rest of it)
    */
-  public static NodeMetrics start(Supplier<Map<String, Long>> storeStats, Supplier<RaftView> raft, Duration every) {
+  public static NodeMetrics start(Supplier<Map<String, Long>> storeStats, Supplier<RaftView> raft, Path dataDir,
+      Duration every, List<Runnable> alsoSampled) {
     Kamon.gauge("futureq.build.info", "Always 1; the version label is the running broker's version.")
         .withTag("version", version()).update(1);
-    NodeMetrics metrics = new NodeMetrics(storeStats, raft);
+    NodeMetrics metrics = new NodeMetrics(storeStats, raft, dataDir, alsoSampled);
     metrics.sampler.scheduleAtFixedRate(metrics::sampleQuietly, 0, every.toMillis(), TimeUnit.MILLISECONDS);
     return metrics;
   }
@@ -62,8 +79,13 @@ public final class NodeMetrics implements AutoCloseable {
   }
 
   private void sampleQuietly() {
+    quietly(this::sample);
+    alsoSampled.forEach(NodeMetrics::quietly);
+  }
+
+  private static void quietly(Runnable sampler) {
     try {
-      sample();
+      sampler.run();
     } catch (RuntimeException e) {
       // A failed sample (a store closing under it) leaves the last values; the next tick tries again.
     }
@@ -96,6 +118,9 @@ public final class NodeMetrics implements AutoCloseable {
     gauge("futureq.process.uptime.seconds", "Seconds since the broker's JVM started.",
         ManagementFactory.getRuntimeMXBean().getUptime() / MILLIS);
     sampleStore(storeStats.get());
+    if (dataDir != null) {
+      sampleDisk();
+    }
     if (raft != null) {
       sampleRaft(raft.get());
     }
@@ -116,6 +141,18 @@ public final class NodeMetrics implements AutoCloseable {
         "1 while RocksDB stops writes to the store (a write stall), else 0.");
     store(stats, "rocksdb.actual-delayed-write-rate", "futureq.storage.delayed.write.rate",
         "Bytes per second RocksDB slows writes to while it delays them (a soft stall), 0 when it does not.");
+  }
+
+  private void sampleDisk() {
+    try {
+      FileStore disk = Files.getFileStore(dataDir);
+      gauge("futureq.storage.disk.free.bytes", "Bytes free for the broker on the file system of its data directory "
+          + "(futureq.storage.data-dir).", disk.getUsableSpace());
+      gauge("futureq.storage.disk.size.bytes", "Size of the file system of the broker's data directory, bytes.",
+          disk.getTotalSpace());
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read the file system of " + dataDir, e);
+    }
   }
 
   private static void store(Map<String, Long> stats, String property, String name, String help) {
@@ -150,7 +187,24 @@ public final class NodeMetrics implements AutoCloseable {
   }
 
   @Override
+  /** Stops sampling, then closes the other samplers that are {@link AutoCloseable} (once none of them runs). */
   public void close() {
     sampler.shutdownNow();
+    try {
+      sampler.awaitTermination(SAMPLE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    for (Runnable other : alsoSampled) {
+      if (other instanceof AutoCloseable closeable) {
+        quietly(() -> {
+          try {
+            closeable.close();
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+        });
+      }
+    }
   }
 }
