@@ -96,6 +96,7 @@ final class ClusterNodes implements AutoCloseable {
     values.put("futureq.api.host", "127.0.0.1");
     values.put("futureq.api.port", 0);
     values.put("futureq.metrics.enabled", false);
+    values.put("futureq.console.enabled", false);
     values.put("futureq.management.port", managementPorts[i]);
     values.put("futureq.cluster.enabled", true);
     values.put("futureq.cluster.remoting.port", 0);
