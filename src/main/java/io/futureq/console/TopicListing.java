@@ -48,7 +48,9 @@ final class TopicListing {
         }));
         if (row.get("admin").asBoolean() && withStats++ < STATS_TOPICS) {
           parts.add(reads.topic(t.getName(), principal, md).handle((stats, failure) -> {
-            row.put("lag", failure == null ? maxLag(stats) : null);
+            if (failure == null) {
+              groupTotals(stats, row);
+            }
             return null;
           }));
         }
@@ -58,11 +60,16 @@ final class TopicListing {
     });
   }
 
-  private static long maxLag(ObjectNode stats) {
-    long max = 0;
+  /** The largest lag and lateness p99 of the topic's groups, and their first deliveries since they started here. */
+  private static void groupTotals(ObjectNode stats, ObjectNode row) {
+    long lag = 0;
+    long p99 = 0;
+    long deliveries = 0;
     for (JsonNode g : stats.get("groups")) {
-      max = Math.max(max, g.get("lag").asLong());
+      lag = Math.max(lag, g.get("lag").asLong());
+      p99 = Math.max(p99, g.get("latenessP99Us").asLong());
+      deliveries += g.get("deliveries").asLong();
     }
-    return max;
+    row.put("lag", lag).put("latenessP99Us", p99).put("deliveries", deliveries);
   }
 }

@@ -54,6 +54,7 @@ class BrokerProcessE2ETest {
         "futureq.management.host = 127.0.0.1",
         "futureq.management.port = " + freePort(),
         "futureq.metrics.enabled = false",
+        "futureq.console.enabled = false",
         "futureq.cluster.remoting.port = 0",
         "futureq.group.in-flight-timeout = 2s"));
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();

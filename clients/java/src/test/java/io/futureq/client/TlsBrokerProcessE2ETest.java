@@ -59,6 +59,7 @@ class TlsBrokerProcessE2ETest {
         "futureq.api.port = " + port,
         "futureq.management.port = " + freePort(),
         "futureq.metrics.enabled = false",
+        "futureq.console.enabled = false",
         "futureq.cluster.remoting.port = 0",
         "futureq.security.tls.enabled = true",
         "futureq.security.tls.cert-file = \"" + dir.resolve("server.pem") + "\"",
