@@ -105,7 +105,7 @@ final class ConsoleHandler {
         return done(cc.stream().open(topic.orElse(null), c.param("span").orElse(null), window, c.principal(),
             c.md()));
       }
-      return ok(cc.timelineTopics(topic.orElse(null), c.principal(), c.md())
+      return ok(cc.timelineTopics().of(topic.orElse(null), c.principal(), c.md())
           .thenCompose(topics -> cc.timeline().read(topics, window, now())));
     }
     if (first.equals("topics")) {

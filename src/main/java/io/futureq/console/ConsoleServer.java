@@ -35,13 +35,12 @@ public final class ConsoleServer {
     Clock clock = Clock.systemUTC();
     ConsoleReads reads = new ConsoleReads(admin, state);
     TimelineReader timeline = new TimelineReader(state.dueCounts(), storageExecutor);
-    ConsoleContext[] self = new ConsoleContext[1];
-    TimelineStream stream = new TimelineStream(timeline, (topic, principal, md) ->
-        self[0].timelineTopics(topic, principal, md), clock);
-    self[0] = new ConsoleContext(access, state, reads, new ConsoleActions(admin, producer),
-        new TopicListing(reads, state.dueCounts(), storageExecutor), timeline, stream,
+    TimelineTopics topics = new TimelineTopics(reads, state);
+    ConsoleContext context = new ConsoleContext(access, reads, new ConsoleActions(admin, producer),
+        new TopicListing(reads, state.dueCounts(), storageExecutor), topics, timeline,
+        new TimelineStream(timeline, topics, clock),
         new ConsoleOverview(reads, timeline, shown(settings), access.authenticationOn()), clock);
-    ConsoleHandler handler = new ConsoleHandler(self[0], Materializer.matFromSystem(system));
+    ConsoleHandler handler = new ConsoleHandler(context, Materializer.matFromSystem(system));
     ServerBuilder server = Http.get(system).newServerAt(settings.console().host(), settings.console().port());
     if (settings.security().tls().enabled()) {
       ReloadingTls engines = ReloadingTls.load(settings.security().tls().files());

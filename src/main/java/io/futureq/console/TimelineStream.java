@@ -25,15 +25,10 @@ final class TimelineStream {
   static final Duration TOPICS_EVERY = Duration.ofSeconds(5);
 
   private final TimelineReader timeline;
-  private final TopicSource topics;
+  private final TimelineTopics topics;
   private final Clock clock;
 
-  /** Which topics a stream shows, given its topic (null: all the caller sees), caller and credentials. */
-  interface TopicSource {
-    CompletableFuture<List<String>> topics(String topic, Principal principal, Metadata md);
-  }
-
-  TimelineStream(TimelineReader timeline, TopicSource topics, Clock clock) {
+  TimelineStream(TimelineReader timeline, TimelineTopics topics, Clock clock) {
     this.timeline = timeline;
     this.topics = topics;
     this.clock = clock;
@@ -76,7 +71,7 @@ final class TimelineStream {
 
     CompletableFuture<List<String>> topics(long now) {
       if (list == null || now - listedAt >= TOPICS_EVERY.toMillis()) {
-        list = TimelineStream.this.topics.topics(topic, principal, md);
+        list = TimelineStream.this.topics.of(topic, principal, md);
         listedAt = now;
       }
       return list;
