@@ -32,6 +32,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.WebElement;
+import org.openqa.selenium.interactions.Actions;
 
 /**
  * The web console in a real headless Chromium against a real broker with authentication on: the timeline, a
@@ -156,6 +157,14 @@ class ConsoleBrowserE2ETest {
     browser.await("the span buttons", By.id("span-day")).click();
     Await.until("the day's bars hold them", Duration.ofSeconds(30), () -> tableTotal() >= 100_000);
     browser.screenshot("timeline-day");
+    WebElement canvas = browser.driver.findElement(By.id("timeline-canvas"));
+    new Actions(browser.driver).moveToElement(canvas, -200, 0).clickAndHold().moveByOffset(150, 0).release()
+        .perform();
+    browser.await("the zoom's reset button", By.id("zoom-reset"));
+    Await.until("the dragged range at a finer step than the day's 15 min", Duration.ofSeconds(30), () -> {
+      String step = browser.driver.findElement(By.id("timeline-table")).getAttribute("data-step-ms");
+      return step != null && Long.parseLong(step) < 900_000 && tableTotal() > 0;
+    });
     started = System.nanoTime();
     browser.go("#/topics");
     browser.await("the topic's row", By.cssSelector("tr[data-topic='" + topic + "']"));
