@@ -24,7 +24,7 @@ export async function showOverview(page) {
         card('Due in the next minute', num(t.dueNextMinute), 'total-next-minute'),
         card('Overdue (due, not yet acked)', num(t.overdue), 'total-overdue'),
         card('Delivered/s (first deliveries)', rate, 'delivered-rate'),
-        card('Lateness p99 (worst group)', rows.length ? (p99 / 1000).toFixed(1) + ' ms' : '-', 'lateness-p99'),
+        card('Lateness p99 (worst group)', deliveries > 0 ? (p99 / 1000).toFixed(1) + ' ms' : '-', 'lateness-p99'),
         card('Topics', num(t.topics), 'total-topics'),
         card('Mode', o.mode + (o.raft ? ' · Raft leader ' + (o.raft.leaderId || 'none') : ''), 'mode'),
         card('Version', o.version, 'version')),

@@ -68,6 +68,8 @@ import org.slf4j.LoggerFactory;
 public final class Node implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Node.class);
   private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
+  /** The console's open pages' event streams never end by themselves: they are cut after this, not waited for. */
+  private static final Duration CONSOLE_CLOSE = Duration.ofSeconds(1);
 
   private final ActorSystem<Guardian.Command> system;
   private final ServerBinding binding;
@@ -229,7 +231,7 @@ public final class Node implements AutoCloseable {
     registerShutdown(system, binding, settings.api().shutdownGrace(), log, raftLog, store, readiness, metrics);
     if (console != null) {
       CoordinatedShutdown.get(system).addTask(CoordinatedShutdown.PhaseServiceUnbind(), "futureq-console-unbind",
-          () -> console.terminate(settings.api().shutdownGrace()).thenApply(t -> Done.getInstance()));
+          () -> console.terminate(CONSOLE_CLOSE).thenApply(t -> Done.getInstance()));
     }
     await(startManagement(system, settings.security().managementTls()).toCompletableFuture(),
         "start Pekko Management on " + settings.management().host() + ":" + settings.management().port());

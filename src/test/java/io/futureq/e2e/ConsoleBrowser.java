@@ -77,6 +77,11 @@ final class ConsoleBrowser implements AutoCloseable {
     return driver.findElements(by).stream().filter(WebElement::isDisplayed).findFirst().orElseThrow();
   }
 
+  /** What {@code script} returns, a number. */
+  long number(String script) {
+    return ((Number) ((JavascriptExecutor) driver).executeScript(script)).longValue();
+  }
+
   void screenshot(String name) {
     try {
       Files.createDirectories(SCREENSHOTS);

@@ -161,10 +161,8 @@ class ConsoleBrowserE2ETest {
     new Actions(browser.driver).moveToElement(canvas, -200, 0).clickAndHold().moveByOffset(150, 0).release()
         .perform();
     browser.await("the zoom's reset button", By.id("zoom-reset"));
-    Await.until("the dragged range at a finer step than the day's 15 min", Duration.ofSeconds(30), () -> {
-      String step = browser.driver.findElement(By.id("timeline-table")).getAttribute("data-step-ms");
-      return step != null && Long.parseLong(step) < 900_000 && tableTotal() > 0;
-    });
+    Await.until("the dragged range at a finer step than the day's 15 min", Duration.ofSeconds(30),
+        () -> stepMs() > 0 && stepMs() < 900_000 && tableTotal() > 0);
     started = System.nanoTime();
     browser.go("#/topics");
     browser.await("the topic's row", By.cssSelector("tr[data-topic='" + topic + "']"));
@@ -183,19 +181,25 @@ class ConsoleBrowserE2ETest {
         + pagesMs + " ms");
   }
 
+  // The timeline's table is drawn anew every second: its numbers are read in one script, not row by row.
   private long countAt(long ms) {
-    return browser.driver.findElements(By.cssSelector("#timeline-table tr[data-ms='" + ms + "']")).stream()
-        .mapToLong(r -> Long.parseLong(r.getAttribute("data-count"))).sum();
+    return browser.number("return [...document.querySelectorAll('#timeline-table tr[data-ms=\"" + ms + "\"]')]"
+        + ".reduce((sum, r) => sum + Number(r.dataset.count), 0);");
   }
 
   private long overdue() {
-    List<WebElement> rows = browser.driver.findElements(By.id("timeline-overdue"));
-    return rows.isEmpty() ? -1 : Long.parseLong(rows.get(0).getAttribute("data-count"));
+    return browser.number("const r = document.getElementById('timeline-overdue');"
+        + "return r ? Number(r.dataset.count) : -1;");
   }
 
   private long tableTotal() {
-    return browser.driver.findElements(By.cssSelector("#timeline-table tr[data-ms]")).stream()
-        .mapToLong(r -> Long.parseLong(r.getAttribute("data-count"))).sum();
+    return browser.number("return [...document.querySelectorAll('#timeline-table tr[data-ms]')]"
+        + ".reduce((sum, r) => sum + Number(r.dataset.count), 0);");
+  }
+
+  private long stepMs() {
+    return browser.number("const t = document.getElementById('timeline-table');"
+        + "return t && t.dataset.stepMs ? Number(t.dataset.stepMs) : -1;");
   }
 
   private static Message.Builder at(String topic, String payload, long dueMs) {
