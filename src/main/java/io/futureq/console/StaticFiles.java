@@ -16,6 +16,8 @@ import org.apache.pekko.http.javadsl.model.headers.RawHeader;
 /** The pages, styles and scripts under {@code console/} in the broker's jar; nothing else is served. */
 final class StaticFiles {
   private static final String ROOT = "console/";
+  /** The console's own files only: no inline script, no framing by another site. */
+  private static final String POLICY = "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'";
   private final Map<String, byte[]> cache = new ConcurrentHashMap<>();
 
   /** The file {@code name} ({@code [a-z0-9-]+.(html|css|js|png|txt)}), or 404. */
@@ -30,7 +32,7 @@ final class StaticFiles {
     return HttpResponse.create().withEntity(contentType(name), bytes)
         .addHeader(RawHeader.create("Cache-Control", "no-cache"))
         .addHeader(RawHeader.create("X-Content-Type-Options", "nosniff"))
-        .addHeader(RawHeader.create("Content-Security-Policy", "default-src 'self'; img-src 'self' data:"));
+        .addHeader(RawHeader.create("Content-Security-Policy", POLICY));
   }
 
   private static HttpResponse notFound(String name) {
