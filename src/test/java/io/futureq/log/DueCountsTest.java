@@ -10,6 +10,7 @@ import static io.futureq.log.Commands.rescheduleByKey;
 import static io.futureq.log.Commands.storeAt;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 
 import io.futureq.log.CommandResult.StoredRef;
 import java.nio.file.Path;
@@ -81,6 +82,16 @@ class DueCountsTest {
     assertArrayEquals(new long[] {0, 1}, minutes.counts());
     TopicDueCounts.Window hours = counts(TOPIC).window(T0 / 1000 / 3600 * 3600, 3600, 3, T0 / 1000);
     assertEquals(2, hours.counts()[0] + hours.counts()[1] + hours.counts()[2]);
+  }
+
+  @Test
+  void aReplacedStoreIsCountedAgain() throws Exception {
+    testLog.apply(storeAt(T0, message(TOPIC, "a", T0 + 1_000)));
+    TopicDueCounts before = counts(TOPIC);
+    testLog.stateMachine().reload(); // as after a snapshot install
+    TopicDueCounts after = counts(TOPIC);
+    assertNotSame(before, after, "counted afresh from the new store");
+    assertArrayEquals(new long[] {0, 1}, window(2));
   }
 
   private long[] window(int seconds) throws Exception {
