@@ -6,7 +6,7 @@
 # what failed, otherwise.
 #
 # Usage: scripts/dist-smoke.sh TARBALL [API-PORT]
-#   API-PORT   the broker's gRPC port (default 18443); the management and metrics ports follow it (+1, +2)
+#   API-PORT   the broker's gRPC port (default 18443); the management, metrics and console ports follow it (+1..+3)
 set -euo pipefail
 TARBALL="$1"
 PORT="${2:-18443}"
@@ -42,6 +42,7 @@ cat > "$WORK/smoke.conf" <<CONF
 futureq.api.port = $PORT
 futureq.management.port = $((PORT + 1))
 futureq.metrics.port = $((PORT + 2))
+futureq.console.port = $((PORT + 3))
 futureq.storage.data-dir = "$WORK/data"
 CONF
 "$DIST/bin/futureq" server --config "$WORK/smoke.conf" > "$WORK/server.log" 2>&1 &

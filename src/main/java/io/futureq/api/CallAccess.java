@@ -52,6 +52,20 @@ public final class CallAccess {
   }
 
   /**
+   * The caller of a console request, from its {@code Authorization} header's value (null when it has none);
+   * {@link Principal#ANONYMOUS} when authentication is off. The console checks the same tokens as the API.
+   *
+   * @throws io.futureq.security.NotAuthenticated
+   */
+  public Principal principal(String authorization) {
+    return authenticator == null ? Principal.ANONYMOUS : authenticator.authenticate(authorization);
+  }
+
+  public boolean authenticationOn() {
+    return authenticator != null;
+  }
+
+  /**
    * Takes {@code request} from the principal's publish rate: its messages, and its serialized size as bytes.
    *
    * @throws io.futureq.security.RateLimited if {@code principal} may not publish this much now

@@ -11,6 +11,7 @@ import io.futureq.config.BrokerSettings;
 import io.futureq.config.ManagementTlsSettings;
 import io.futureq.config.StorageEngine;
 import io.futureq.config.StorageSettings;
+import io.futureq.console.ConsoleServer;
 import io.futureq.group.PreciseWakeTimer;
 import io.futureq.log.BrokerStateMachine;
 import io.futureq.log.EventLog;
@@ -70,6 +71,8 @@ import org.slf4j.LoggerFactory;
 public final class Node implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Node.class);
   private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
+  /** The console's open pages' event streams never end by themselves: they are cut after this, not waited for. */
+  private static final Duration CONSOLE_CLOSE = Duration.ofSeconds(1);
 
   private final ActorSystem<Guardian.Command> system;
   private final ServerBinding binding;
@@ -221,6 +224,9 @@ public final class Node implements AutoCloseable {
         admin, health)
         .toCompletableFuture(), "bind gRPC on " + settings.api().host() + ":" + settings.api().port());
     int grpcPort = binding.localAddress().getPort();
+    ServerBinding console = settings.console().enabled() ? await(ConsoleServer.bind(system, settings, access,
+        stateMachine, admin, producer, storageExecutor).toCompletableFuture(), "bind the console on "
+        + settings.console().host() + ":" + settings.console().port()) : null;
     String grpcAddress = settings.api().advertised().at(grpcPort);
     Guardian.start(system, NodeDirectory.NAME, NodeDirectory.create(settings.cluster().nodeId(),
         cluster.selfMember().address().toString(), grpcAddress, localTopics), Guardian.OnFailure.RESTART);
@@ -228,6 +234,10 @@ public final class Node implements AutoCloseable {
       awaitSelfDescribed(system, askTimeout); // a clustered node is described once it has joined
     }
     registerShutdown(system, binding, settings.api().shutdownGrace(), log, raftLog, store, readiness, metrics);
+    if (console != null) {
+      CoordinatedShutdown.get(system).addTask(CoordinatedShutdown.PhaseServiceUnbind(), "futureq-console-unbind",
+          () -> console.terminate(CONSOLE_CLOSE).thenApply(t -> Done.getInstance()));
+    }
     await(startManagement(system, settings.security().managementTls()).toCompletableFuture(),
         "start Pekko Management on " + settings.management().host() + ":" + settings.management().port());
     if (clustered) {
@@ -242,7 +252,8 @@ public final class Node implements AutoCloseable {
         NodeMetrics.version(), settings.cluster().nodeId(), settings.api().host(), grpcPort, grpcAddress,
         settings.storage().engine() == StorageEngine.MEMORY ? "memory only, lost on restart"
             : settings.storage().dataDir().toAbsolutePath(), settings.management().host(), settings.management().port(),
-        metrics == null ? "metrics off" : "metrics on " + settings.metrics().host() + ":" + metrics.port());
+        metrics == null ? "metrics off" : "metrics on " + settings.metrics().host() + ":" + metrics.port()
+            + (console == null ? "; console off" : "; console on " + consoleUrl(settings, console)));
     Exposure.log(settings, grpcPort, clustered);
     return new Node(system, binding, store);
   }
@@ -373,6 +384,11 @@ public final class Node implements AutoCloseable {
       Throwable cause = e.getCause() == null ? e : e.getCause();
       throw new IllegalStateException("could not " + what + ": " + cause.getMessage(), cause);
     }
+  }
+
+  private static String consoleUrl(BrokerSettings settings, ServerBinding console) {
+    return (settings.security().tls().enabled() ? "https://" : "http://") + settings.console().host() + ":"
+        + console.localAddress().getPort() + "/";
   }
 
   private static NodeMetrics.RaftView raftView(RaftStatus status) {

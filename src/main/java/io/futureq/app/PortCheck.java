@@ -57,6 +57,9 @@ final class PortCheck {
     if (settings.metrics().enabled()) {
       all.add(new Listener("futureq.metrics.port", settings.metrics().host(), settings.metrics().port()));
     }
+    if (settings.console().enabled()) {
+      all.add(new Listener("futureq.console.port", settings.console().host(), settings.console().port()));
+    }
     all.add(new Listener("futureq.management.port", settings.management().host(), settings.management().port()));
     all.add(new Listener("futureq.cluster.remoting.port", settings.cluster().remotingHost(),
         settings.cluster().remotingPort()));

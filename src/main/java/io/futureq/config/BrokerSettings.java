@@ -20,6 +20,7 @@ public record BrokerSettings(
     LimitSettings limits,
     RaftSettings raft,
     SecuritySettings security,
+    EndpointSettings console,
     Config config) {
 
   /**
@@ -41,11 +42,12 @@ public record BrokerSettings(
         LimitSettings.from(r),
         null,
         SecuritySettings.from(r),
+        EndpointSettings.from(r, "futureq.console.", true),
         config);
     if (settings.cluster().enabled()) {
       settings = new BrokerSettings(settings.cluster(), settings.api(), settings.storage(), settings.topic(),
           settings.group(), settings.metrics(), settings.management(), settings.limits(),
-          RaftSettings.from(r, config, settings.cluster().tls()), settings.security(), config);
+          RaftSettings.from(r, config, settings.cluster().tls()), settings.security(), settings.console(), config);
     }
     List<String> problems = r.problems();
     problems.addAll(0, UnknownKeys.in(config));
@@ -57,6 +59,7 @@ public record BrokerSettings(
       problems.add("futureq.api.max-payload-size: must not exceed futureq.api.max-batch-size");
     }
     settings.security().check(settings.api(), problems);
+    settings.security().checkConsole(settings.console(), problems);
     settings.cluster().check(settings.raft(), problems);
     if (settings.cluster().enabled() && settings.storage().engine() == StorageEngine.MEMORY) {
       problems.add("futureq.storage.engine: memory runs standalone only; with futureq.cluster.enabled = true every "

@@ -42,6 +42,18 @@ public record SecuritySettings(boolean allowInsecure, ApiTlsSettings tls, AuthSe
     }
   }
 
+  /**
+   * Refuses a console other machines can reach without TLS and authentication, unless allowed: it reads and
+   * administers what the API does, with the API's TLS and tokens.
+   */
+  void checkConsole(EndpointSettings console, List<String> problems) {
+    if (console.enabled() && !allowInsecure && !isLoopback(console.host()) && (!tls.enabled() || !auth.enabled())) {
+      problems.add("futureq.console.host: \"" + console.host() + "\" can be reached from other machines, and "
+          + "the API's TLS or authentication is off: bind a loopback address (127.0.0.1), turn "
+          + "futureq.security.tls and futureq.security.auth on, or set futureq.security.allow-insecure = true");
+    }
+  }
+
   /** Whether {@code host} is a loopback address (a name is resolved; one that does not resolve is not). */
   public static boolean isLoopback(String host) {
     try {

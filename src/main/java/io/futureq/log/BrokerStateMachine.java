@@ -42,7 +42,7 @@ public final class BrokerStateMachine {
   public BrokerStateMachine(OrderedStore store, long bucketMs) {
     this.store = store;
     this.bucketMs = bucketMs;
-    this.book = new TopicBook(store);
+    this.book = new TopicBook(store, bucketMs);
     this.sharedBucket = new SharedBucketSize(bucketMs);
     long stored = readLong(BUCKET_MS, -1);
     if (stored == -1) {
@@ -159,7 +159,7 @@ public final class BrokerStateMachine {
   public void committed(Prepared prepared) {
     appliedIndex = prepared.index;
     nextEventId = prepared.nextEventIdAfter;
-    book.commitTouched();
+    book.commitTouched(prepared.index);
     sharedBucket.committed();
     prepared.close();
   }
@@ -174,6 +174,11 @@ public final class BrokerStateMachine {
   /** Pending count of {@code topic} as last committed (0 for an unknown topic); safe from any thread. */
   public long pending(String topic) {
     return Math.max(0, book.committedPendingOrMinusOne(topic));
+  }
+
+  /** Counts of stored messages per topic and due second, for the console's timeline; safe from any thread. */
+  public DueCounts dueCounts() {
+    return book.dueCounts();
   }
 
   /** Whether {@code topic} has ever stored a message or a group; safe from any thread. */

@@ -32,6 +32,8 @@ final class RescheduleApply {
     List<byte[]> marks = ctx.keysWithPrefix(Space.INDEX, StorageKeys.ackMarkPrefix(from));
     ctx.delete(Space.MESSAGES, from);
     ctx.put(Space.MESSAGES, to, moved.toByteArray());
+    messages.book().countDue(topic, from, -1);
+    messages.book().countDue(topic, to, 1);
     byte[] keyIndex = StorageKeys.messageKeyIndex(topic, record.getKey());
     if (!record.getKey().isEmpty() && Arrays.equals(ctx.get(Space.INDEX, keyIndex), from)) {
       ctx.put(Space.INDEX, keyIndex, to);

@@ -123,6 +123,7 @@ final class StoreApply {
     }
     StoredMessage record = built.build();
     ctx.put(Space.MESSAGES, key, record.toByteArray());
+    messages.book().countDue(topic, key, 1);
     if (!m.getKey().isEmpty()) {
       ctx.put(Space.INDEX, StorageKeys.messageKeyIndex(m.getTopic(), m.getKey()), key);
     }

@@ -83,5 +83,6 @@ final class StoredMessages {
       }
     }
     book.addPending(record.topic(), -1);
+    book.countDue(record.topic(), key, -1);
   }
 }

@@ -27,9 +27,13 @@ final class TopicBook {
   private final Map<String, List<String>> touchedGroups = new HashMap<>();
   /** Topics deleted by the entry being prepared (unless stored to again after). */
   private final Set<String> touchedDropped = new HashSet<>();
+  private final DueDeltas touchedDue;
+  private final DueCounts dueCounts;
 
-  TopicBook(OrderedStore store) {
+  TopicBook(OrderedStore store, long bucketMs) {
     this.store = store;
+    this.touchedDue = new DueDeltas(bucketMs);
+    this.dueCounts = new DueCounts(store, bucketMs);
     byte[] prefix = StorageKeys.topicMetaPrefix();
     try (OrderedStore.View view = store.view();
         OrderedStore.RangeIterator it = view.range(Space.INDEX, prefix, StorageKeys.prefixEnd(prefix))) {
@@ -83,6 +87,15 @@ final class TopicBook {
     touchedPending.put(topic, pending(topic) + delta);
   }
 
+  /** {@code delta} messages of {@code topic} stored (or, negative, removed) under {@code storageKey}. */
+  void countDue(String topic, byte[] storageKey, long delta) {
+    touchedDue.add(topic, storageKey, delta);
+  }
+
+  DueCounts dueCounts() {
+    return dueCounts;
+  }
+
   List<String> groups(String topic) {
     List<String> touched = touchedGroups.get(topic);
     return touched != null ? touched : committedGroups(topic);
@@ -104,7 +117,8 @@ final class TopicBook {
         TopicMeta.newBuilder().setName(topic).setPending(count).build().toByteArray()));
   }
 
-  void commitTouched() {
+  void commitTouched(long index) {
+    dueCounts.committed(index, touchedDue.drain());
     touchedDropped.stream().filter(t -> !touchedPending.containsKey(t)).forEach(t -> {
       pending.remove(t);
       TopicMetrics.forget(t);
@@ -119,6 +133,7 @@ final class TopicBook {
     touchedPending.clear();
     touchedGroups.clear();
     touchedDropped.clear();
+    touchedDue.clear();
   }
 
   /** Drops every cached count and group list; they are read again from the store on next use. */
@@ -126,6 +141,7 @@ final class TopicBook {
     pending.clear();
     groups.clear();
     dropTouched();
+    dueCounts.forgetAll();
   }
 
   private long committedPending(String topic) {

@@ -25,6 +25,8 @@ final class ClusterNodes implements AutoCloseable {
   final int size;
   final int[] managementPorts;
   final int[] raftPorts;
+  /** Each node's console port, serving only with {@code futureq.console.enabled = true} in the overrides. */
+  final int[] consolePorts;
   final Node[] nodes;
   /** Settings every node gets on top of the test defaults. */
   private final Map<String, Object> overrides;
@@ -48,11 +50,13 @@ final class ClusterNodes implements AutoCloseable {
     this.overrides = Map.copyOf(overrides);
     this.managementPorts = new int[size];
     this.raftPorts = new int[size];
+    this.consolePorts = new int[size];
     this.nodes = new Node[size];
     this.raftProxies = new TcpProxy[size];
     for (int i = 0; i < size; i++) {
       managementPorts[i] = reserve();
       raftPorts[i] = reserve();
+      consolePorts[i] = reserve();
       if (proxiedRaft) {
         try {
           raftProxies[i] = new TcpProxy(raftPorts[i]);
@@ -77,7 +81,8 @@ final class ClusterNodes implements AutoCloseable {
   /** Lets node {@code i} bind its reserved ports. */
   private void release(int i) {
     for (ServerSocket socket : List.copyOf(reserved)) {
-      if (socket.getLocalPort() == managementPorts[i] || socket.getLocalPort() == raftPorts[i]) {
+      int port = socket.getLocalPort();
+      if (port == managementPorts[i] || port == raftPorts[i] || port == consolePorts[i]) {
         try {
           socket.close();
         } catch (IOException e) {
@@ -96,6 +101,8 @@ final class ClusterNodes implements AutoCloseable {
     values.put("futureq.api.host", "127.0.0.1");
     values.put("futureq.api.port", 0);
     values.put("futureq.metrics.enabled", false);
+    values.put("futureq.console.enabled", false);
+    values.put("futureq.console.port", consolePorts[i]);
     values.put("futureq.management.port", managementPorts[i]);
     values.put("futureq.cluster.enabled", true);
     values.put("futureq.cluster.remoting.port", 0);

@@ -70,6 +70,7 @@ final class ClusterProcesses implements AutoCloseable {
         "futureq.api { host = 127.0.0.1, port = " + grpc[i] + " }",
         // Off unless extraSettings turns it on; the port is the node's own either way.
         "futureq.metrics { enabled = false, host = 127.0.0.1, port = " + metrics[i] + " }",
+        "futureq.console.enabled = false",
         "futureq.management.port = " + management[i],
         "futureq.storage.data-dir = \"" + dir.resolve("node-" + (i + 1) + "/store") + "\"",
         "futureq.raft.storage-dir = \"" + dir.resolve("node-" + (i + 1) + "/raft") + "\"",

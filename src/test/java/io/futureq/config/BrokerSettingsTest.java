@@ -127,6 +127,22 @@ class BrokerSettingsTest {
     assertEquals("localhost", BrokerSettings.from(with("futureq.api.host = \"localhost\"")).api().host());
   }
 
+  @Test
+  void theConsoleIsOnAtLoopbackByDefaultAndAWiderBindNeedsTheApisTlsAndTokensOrAllowInsecure() {
+    BrokerSettings defaults = BrokerSettings.from(BrokerSettings.load(null, Map.of()));
+    assertEquals(new EndpointSettings(true, "127.0.0.1", 8088), defaults.console());
+    SettingsException refused = assertThrows(SettingsException.class,
+        () -> BrokerSettings.from(with("futureq.console.host = \"0.0.0.0\"")));
+    assertTrue(refused.getMessage().contains("futureq.console.host: \"0.0.0.0\" can be reached from other machines"),
+        refused.getMessage());
+    assertEquals("0.0.0.0", BrokerSettings.from(with("futureq.console.host = \"0.0.0.0\"\n"
+        + "futureq.security.allow-insecure = true")).console().host());
+    assertEquals("0.0.0.0", BrokerSettings.from(with("futureq.console { enabled = false, host = \"0.0.0.0\" }"))
+        .console().host(), "a console that is off binds nothing");
+    assertTrue(assertThrows(SettingsException.class, () -> BrokerSettings.from(with("futureq.console.port = 70000")))
+        .getMessage().contains("futureq.console.port"));
+  }
+
   /**
    * Issue 12: authentication alone does not open a wider bind (tokens would cross in clear; TlsSettingsTest
    * has the case with TLS too); on, it needs a token source.

@@ -33,6 +33,7 @@ final class BrokerProcess implements AutoCloseable {
         "futureq.api.port = " + grpcPort,
         "futureq.management.port = " + managementPort,
         "futureq.metrics.port = " + TestPorts.free(),
+        "futureq.console.enabled = false",
         "futureq.metrics.host = 127.0.0.1",
         "futureq.cluster.remoting.port = 0",
         extra));

@@ -157,7 +157,8 @@ class ServerProcessE2ETest {
       }).anyMatch(e -> e.get("loggerName").asText().equals("io.futureq.app.Node")
           && e.get("level").asText().equals("INFO") && e.get("formattedMessage").asText()
               .matches("FutureQ \\S+ node node-1 serving gRPC on 127\\.0\\.0\\.1:" + broker.grpcPort
-                  + ",.*; management on 127\\.0\\.0\\.1:\\d+; metrics on 127\\.0\\.0\\.1:" + metricsPort)),
+                  + ",.*; management on 127\\.0\\.0\\.1:\\d+; metrics on 127\\.0\\.0\\.1:" + metricsPort
+                  + "; console off")),
           broker.output());
     }
   }

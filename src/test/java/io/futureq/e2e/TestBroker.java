@@ -65,6 +65,7 @@ public final class TestBroker implements AutoCloseable {
     values.put("futureq.api.host", "127.0.0.1");
     values.put("futureq.api.port", 0);
     values.put("futureq.metrics.enabled", false);
+    values.put("futureq.console.enabled", false); // ConsoleBrowserE2ETest turns it on, on a port of its own
     values.put("futureq.management.port", managementPort);
     values.put("futureq.cluster.remoting.port", 0);
     values.put("futureq.group.in-flight-timeout", "2s");

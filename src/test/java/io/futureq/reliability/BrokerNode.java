@@ -64,6 +64,7 @@ public final class BrokerNode implements AutoCloseable {
         "futureq.management.port = " + management,
         "futureq.metrics.host = 127.0.0.1",
         "futureq.metrics.port = " + metrics,
+        "futureq.console.enabled = false",
         "futureq.cluster.remoting.host = 127.0.0.1",
         "futureq.cluster.remoting.port = 0",
         extraConfig, ""));

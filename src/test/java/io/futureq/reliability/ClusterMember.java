@@ -75,6 +75,7 @@ final class ClusterMember implements AutoCloseable {
           hosts[i].startsWith("127.") ? ""
               : "futureq.security.allow-insecure = true\nfutureq.cluster.allow-insecure = true",
           "futureq.metrics.enabled = false",
+          "futureq.console.enabled = false",
           "futureq.management { host = \"" + hosts[i] + "\", port = " + ports[i].management() + " }",
           "futureq.storage.data-dir = \"" + dir.resolve("store") + "\"",
           "futureq.raft.storage-dir = \"" + dir.resolve("raft") + "\"",

@@ -54,6 +54,7 @@ final class BrokerProcess implements AutoCloseable {
         "futureq.management.host = 127.0.0.1",
         "futureq.management.port = " + freePort(),
         "futureq.metrics.enabled = false",
+        "futureq.console.enabled = false",
         "futureq.cluster.remoting.port = 0"));
     lines.addAll(settings);
     Path conf = dir.resolve("broker.conf");
