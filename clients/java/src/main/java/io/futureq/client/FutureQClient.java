@@ -25,6 +25,7 @@ import io.futureq.api.grpc.RescheduleMessageRequest;
 import io.futureq.api.grpc.RescheduleMessageResponse;
 import java.time.Instant;
 import io.grpc.ChannelCredentials;
+import io.grpc.ClientInterceptor;
 import io.grpc.ManagedChannel;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
@@ -40,8 +41,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Connects to one or more FutureQ brokers and hands out producers, consumers and admin calls. Given
@@ -60,14 +59,8 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  */
 public final class FutureQClient implements AutoCloseable {
-  private static final Logger LOG = LoggerFactory.getLogger(FutureQClient.class);
-  /** How soon discovery asks again after a failed or incomplete answer. */
-  static final Duration DISCOVERY_RETRY = Duration.ofSeconds(1);
-
   private final Brokers brokers;
   private final Duration requestTimeout;
-  /** Zero: no discovery. */
-  private final Duration discoveryInterval;
   private final Set<AutoCloseable> handles = new LinkedHashSet<>();
   private final ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, r -> {
     Thread t = new Thread(r, "futureq-client-timer");
@@ -78,14 +71,13 @@ public final class FutureQClient implements AutoCloseable {
 
   private FutureQClient(Builder builder, ChannelCredentials credentials) {
     this.brokers = new Brokers(builder.targets, credentials,
-        builder.token == null ? null : new BearerToken(builder.token));
+        builder.token == null ? null : new BearerToken(builder.token), builder.interceptors);
     this.requestTimeout = builder.requestTimeout;
-    this.discoveryInterval = builder.discoveryInterval;
     // Each publish request cancels its delivery timeout (60 s out by default) when answered: gone from the queue at
     // once, it is not kept, and copied by every GC, until then.
     timer.setRemoveOnCancelPolicy(true);
-    if (!discoveryInterval.isZero()) {
-      timer.execute(this::discover);
+    if (!builder.discoveryInterval.isZero()) {
+      timer.execute(new Discovery(brokers, timer, builder.discoveryInterval, requestTimeout));
     }
   }
 
@@ -108,7 +100,7 @@ public final class FutureQClient implements AutoCloseable {
   public synchronized FutureQConsumer subscribe(String topic, String group, MessageHandler handler,
       ConsumerOptions options) {
     requireOpen();
-    FutureQConsumer consumer = new FutureQConsumer(this, topic, group, java.util.Objects.requireNonNull(handler,
+    FutureQConsumer consumer = new FutureQConsumer(this, topic, group, Objects.requireNonNull(handler,
         "handler"), options);
     handles.add(consumer);
     return consumer;
@@ -240,32 +232,6 @@ public final class FutureQClient implements AutoCloseable {
     }).thenCompose(f -> f);
   }
 
-  /**
-   * Learns the cluster's members from one broker; the next round asks the next broker. Until an answer
-   * names every reachable member's gRPC address, rounds come every {@link #DISCOVERY_RETRY}: a broker
-   * that has just started may not know its peers' addresses yet, and a client that knew only its seed
-   * when the seed died would have nowhere to go.
-   */
-  private void discover() {
-    Rpc.unary(brokers.nextChannel(), Rpc.CLUSTER_INFO, GetClusterInfoRequest.getDefaultInstance(), requestTimeout)
-        .whenComplete((info, failure) -> {
-          boolean complete = false;
-          if (failure != null) {
-            LOG.debug("cluster discovery: {}", failure.toString());
-          } else {
-            brokers.learn(info);
-            complete = Brokers.namesEveryMember(info);
-          }
-          Duration next = complete || discoveryInterval.compareTo(DISCOVERY_RETRY) < 0 ? discoveryInterval
-              : DISCOVERY_RETRY;
-          try {
-            timer.schedule(this::discover, next.toMillis(), TimeUnit.MILLISECONDS);
-          } catch (java.util.concurrent.RejectedExecutionException closedMeanwhile) {
-            // the client was closed
-          }
-        });
-  }
-
   Duration requestTimeout() {
     return requestTimeout;
   }
@@ -325,22 +291,20 @@ public final class FutureQClient implements AutoCloseable {
     private Duration discoveryInterval = Duration.ofSeconds(30);
     private Supplier<String> token;
     private ClientTls tls = ClientTls.PLAINTEXT;
+    private final List<ClientInterceptor> interceptors = new ArrayList<>();
 
     /** Adds a broker as {@code host:port}; one member of a cluster is enough, several guard the start. */
     public Builder target(String hostPort) {
       Objects.requireNonNull(hostPort, "hostPort");
-      int colon = hostPort.lastIndexOf(':');
-      if (colon <= 0 || colon == hostPort.length() - 1) {
-        throw new IllegalArgumentException("target must be HOST:PORT, got '" + hostPort + "'");
-      }
-      int port;
       try {
-        port = Integer.parseInt(hostPort.substring(colon + 1));
-      } catch (NumberFormatException e) {
-        throw new IllegalArgumentException("target port must be a number, got '" + hostPort + "'");
-      }
-      if (port < 1 || port > 65535) {
-        throw new IllegalArgumentException("target port must be 1-65535, got " + port);
+        HostPort.parse(hostPort);
+      } catch (HostPort.InvalidException e) {
+        throw new IllegalArgumentException(switch (e.problem()) {
+          case NOT_HOST_PORT -> "target must be HOST:PORT, got '" + hostPort + "'";
+          case PORT_NOT_A_NUMBER -> "target port must be a number, got '" + hostPort + "'";
+          case PORT_OUT_OF_RANGE -> "target port must be 1-65535, got " + hostPort.substring(hostPort.lastIndexOf(':')
+              + 1);
+        });
       }
       targets.add(hostPort);
       return this;
@@ -410,6 +374,19 @@ public final class FutureQClient implements AutoCloseable {
       Objects.requireNonNull(certFile, "certFile");
       Objects.requireNonNull(keyFile, "keyFile");
       tls = new ClientTls(true, tls.caFile(), certFile, keyFile);
+      return this;
+    }
+
+    /**
+     * Adds interceptors to every call and stream the client makes (producers, consumers, admin calls), on every
+     * broker's channel, e.g. for tracing (to add a trace header) or metrics (to time calls and count status codes).
+     * Interceptors run in the order added, the first outermost; the bearer token ({@link #token}) is added after
+     * them, so they do not see it.
+     */
+    public Builder intercept(ClientInterceptor... interceptors) {
+      for (ClientInterceptor interceptor : interceptors) {
+        this.interceptors.add(Objects.requireNonNull(interceptor, "interceptor"));
+      }
       return this;
     }
 
