@@ -4,26 +4,25 @@ import io.futureq.api.grpc.AddRaftPeerRequest;
 import io.futureq.api.grpc.CancelRequest;
 import io.futureq.api.grpc.CancelResponse;
 import io.futureq.api.grpc.ClusterInfo;
-import io.futureq.api.grpc.GetClusterInfoRequest;
-import io.futureq.api.grpc.GetTopicStatsRequest;
-import io.futureq.api.grpc.ListTopicsRequest;
-import io.futureq.api.grpc.ListTopicsResponse;
-import io.futureq.api.grpc.RaftInfo;
-import io.futureq.api.grpc.RemoveRaftPeerRequest;
-import io.futureq.api.grpc.TopicStats;
 import io.futureq.api.grpc.DeleteGroupRequest;
 import io.futureq.api.grpc.DeleteGroupResponse;
 import io.futureq.api.grpc.DeleteTopicRequest;
 import io.futureq.api.grpc.DeleteTopicResponse;
+import io.futureq.api.grpc.GetClusterInfoRequest;
 import io.futureq.api.grpc.GetMessageRequest;
+import io.futureq.api.grpc.GetTopicStatsRequest;
 import io.futureq.api.grpc.ListMessagesRequest;
 import io.futureq.api.grpc.ListMessagesResponse;
+import io.futureq.api.grpc.ListTopicsRequest;
+import io.futureq.api.grpc.ListTopicsResponse;
 import io.futureq.api.grpc.PendingMessage;
 import io.futureq.api.grpc.PurgeTopicRequest;
 import io.futureq.api.grpc.PurgeTopicResponse;
+import io.futureq.api.grpc.RaftInfo;
+import io.futureq.api.grpc.RemoveRaftPeerRequest;
 import io.futureq.api.grpc.RescheduleMessageRequest;
 import io.futureq.api.grpc.RescheduleMessageResponse;
-import java.time.Instant;
+import io.futureq.api.grpc.TopicStats;
 import io.grpc.ChannelCredentials;
 import io.grpc.ClientInterceptor;
 import io.grpc.ManagedChannel;
@@ -31,16 +30,16 @@ import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
-import java.util.function.Supplier;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * Connects to one or more FutureQ brokers and hands out producers, consumers and admin calls. Given
@@ -49,7 +48,7 @@ import java.util.concurrent.TimeUnit;
  * {@link Builder#discoveryInterval}) and fails over to them: a lost stream reconnects to the next
  * known broker, and a call that finds its broker unavailable is tried on the next. Built on plain
  * grpc-java (no actor system): one channel per broker, plaintext or TLS. Close it to release its
- * threads.
+ * threads. Admin calls answer with the protobuf messages of {@code io.futureq.api.grpc} (see the package docs).
  *
  * <pre>{@code
  * try (FutureQClient client = FutureQClient.builder().target("127.0.0.1:8443").build()) {
@@ -190,16 +189,12 @@ public final class FutureQClient implements AutoCloseable {
    * also when no answer comes within the request timeout.
    */
   public CompletableFuture<CancelResponse> cancelByKey(String topic, String key) {
-    return cancel(CancelRequest.newBuilder().setTopic(topic).setKey(key).build());
+    return unary(Rpc.CANCEL, CancelRequest.newBuilder().setTopic(topic).setKey(key).build());
   }
 
   /** Like {@link #cancelByKey}, naming the message by the id its publish returned. */
   public CompletableFuture<CancelResponse> cancelById(String topic, String messageId) {
-    return cancel(CancelRequest.newBuilder().setTopic(topic).setMessageId(messageId).build());
-  }
-
-  CompletableFuture<CancelResponse> cancel(CancelRequest request) {
-    return unary(Rpc.CANCEL, request);
+    return unary(Rpc.CANCEL, CancelRequest.newBuilder().setTopic(topic).setMessageId(messageId).build());
   }
 
   /** Clustered mode: adds a node to the Raft group (a listener first, then a voter). */

@@ -1,6 +1,5 @@
 package io.futureq.client;
 
-import io.futureq.api.grpc.CancelRequest;
 import io.futureq.api.grpc.PublishRequest;
 import io.futureq.api.grpc.PublishResponse;
 import io.grpc.CallOptions;
@@ -112,8 +111,7 @@ public final class FutureQProducer implements AutoCloseable {
 
   /** Cancels the pending message with {@code key}; completes with whether it existed. */
   public CompletableFuture<Boolean> cancel(String topic, String key) {
-    return client.cancel(CancelRequest.newBuilder().setTopic(topic).setKey(key).build())
-        .thenApply(r -> r.getExisted());
+    return client.cancelByKey(topic, key).thenApply(r -> r.getExisted());
   }
 
   /** Messages sent but not yet acknowledged by the broker. */
