@@ -35,7 +35,7 @@ final class BenchCommand implements Callable<Integer> {
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
 
-  @Option(names = "--server", paramLabel = "HOST:PORT", converter = ServerOptions.HostPort.class,
+  @Option(names = "--server", paramLabel = "HOST:PORT", converter = ServerOptions.Address.class,
       defaultValue = "${env:" + ServerOptions.SERVER_VARIABLE + ":-" + ServerOptions.DEFAULT_SERVER + "}",
       description = "The broker's gRPC address (default: $" + ServerOptions.SERVER_VARIABLE + ", else "
           + ServerOptions.DEFAULT_SERVER + ").")

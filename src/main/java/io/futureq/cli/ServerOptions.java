@@ -2,6 +2,7 @@ package io.futureq.cli;
 
 import io.futureq.client.FutureQClient;
 import io.futureq.client.FutureQException;
+import io.futureq.client.HostPort;
 import io.grpc.Status;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -19,7 +20,7 @@ final class ServerOptions {
   static final String DEFAULT_SERVER = "127.0.0.1:8443";
   static final String SERVER_VARIABLE = "FUTUREQ_SERVER";
 
-  @Option(names = "--server", paramLabel = "HOST:PORT", converter = HostPort.class,
+  @Option(names = "--server", paramLabel = "HOST:PORT", converter = Address.class,
       defaultValue = "${env:" + SERVER_VARIABLE + ":-" + DEFAULT_SERVER + "}",
       description = "The broker's gRPC address (default: $" + SERVER_VARIABLE + ", else " + DEFAULT_SERVER + ").")
   String address;
@@ -43,36 +44,28 @@ final class ServerOptions {
     try {
       return answer.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
-      throw new FutureQException(Status.Code.DEADLINE_EXCEEDED, "no answer from " + address + " within "
+      throw FutureQException.of(Status.Code.DEADLINE_EXCEEDED, "no answer from " + address + " within "
           + DurationConverter.format(timeout));
     } catch (ExecutionException e) {
       if (e.getCause() instanceof FutureQException f) {
         throw f;
       }
-      throw new FutureQException(Status.Code.UNKNOWN, String.valueOf(e.getCause()));
+      throw FutureQException.of(Status.Code.UNKNOWN, String.valueOf(e.getCause()));
     }
   }
 
   /** Accepts {@code HOST:PORT} with a port from 1 to 65535. */
-  static final class HostPort implements ITypeConverter<String> {
+  static final class Address implements ITypeConverter<String> {
     @Override
     public String convert(String value) {
       if (value.contains("://") || value.contains("/")) {
         throw new TypeConversionException("'" + value + "' is not HOST:PORT: give the address without a scheme or "
             + "path (" + value.replaceFirst("^[a-zA-Z]+://", "").replaceFirst("/.*$", "") + "); --tls chooses TLS");
       }
-      int colon = value.lastIndexOf(':');
-      if (colon <= 0 || colon == value.length() - 1) {
-        throw new TypeConversionException("'" + value + "' is not HOST:PORT");
-      }
-      int port;
       try {
-        port = Integer.parseInt(value.substring(colon + 1));
-      } catch (NumberFormatException e) {
-        throw new TypeConversionException("'" + value + "' is not HOST:PORT (port must be a number)");
-      }
-      if (port < 1 || port > 65535) {
-        throw new TypeConversionException("'" + value + "': port must be 1-65535");
+        HostPort.parse(value);
+      } catch (HostPort.InvalidException e) {
+        throw new TypeConversionException(e.getMessage());
       }
       return value;
     }

@@ -46,6 +46,9 @@ class CommandLineErrorsTest {
         "http://localhost:8443", "https://broker:8443/", "broker:8443/path"}) {
       assertUsageError(Cli.run("stats", "--server", bad), "--server");
     }
+    assertTrue(Cli.run("stats", "--server", "host:port").err().contains("'host:port' is not HOST:PORT (port must be a "
+        + "number)"));
+    assertTrue(Cli.run("stats", "--server", "host:0").err().contains("'host:0': port must be 1-65535"));
     Cli.Result scheme = Cli.run("publish", "--server", "http://localhost:8443", "--topic", "t", "hi");
     assertTrue(scheme.err().contains("without a scheme or path (localhost:8443); --tls chooses TLS"),
         scheme.toString());

@@ -3,6 +3,7 @@ package io.futureq.client;
 import io.futureq.api.grpc.ClusterInfo;
 import io.futureq.api.grpc.Member;
 import io.grpc.ChannelCredentials;
+import io.grpc.ClientInterceptor;
 import io.grpc.ConnectivityState;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
@@ -38,6 +39,7 @@ final class Brokers {
 
   /** Adds the credentials to every call on every channel; null: none. */
   private final BearerToken token;
+  private final List<ClientInterceptor> interceptors;
 
   /** Plaintext channels without a token. */
   Brokers(List<String> seeds) {
@@ -46,7 +48,14 @@ final class Brokers {
 
   /** @param token added to every call on every channel; null: none */
   Brokers(List<String> seeds, ChannelCredentials credentials, BearerToken token) {
+    this(seeds, credentials, token, List.of());
+  }
+
+  /** @param interceptors the application's, on every channel, the first outermost (it sees a call first) */
+  Brokers(List<String> seeds, ChannelCredentials credentials, BearerToken token,
+      List<ClientInterceptor> interceptors) {
     this.token = token;
+    this.interceptors = List.copyOf(interceptors);
     this.seeds = List.copyOf(seeds);
     this.credentials = credentials;
     this.known = this.seeds;
@@ -115,6 +124,10 @@ final class Brokers {
       var builder = Grpc.newChannelBuilder(t, credentials).maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES);
       if (token != null) {
         builder.intercept(token);
+      }
+      // grpc-java runs the interceptor added last first: added in reverse, the application's first is outermost.
+      for (int i = interceptors.size() - 1; i >= 0; i--) {
+        builder.intercept(interceptors.get(i));
       }
       return builder.build();
     });

@@ -21,6 +21,7 @@ record ClientTls(boolean enabled, Path caFile, Path certFile, Path keyFile) {
     if (!enabled) {
       return InsecureChannelCredentials.create();
     }
+    OkHttpPlatformQuiet.probeQuietly();
     TlsChannelCredentials.Builder tls = TlsChannelCredentials.newBuilder();
     if (caFile != null) {
       try {

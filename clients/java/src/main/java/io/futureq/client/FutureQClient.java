@@ -4,44 +4,42 @@ import io.futureq.api.grpc.AddRaftPeerRequest;
 import io.futureq.api.grpc.CancelRequest;
 import io.futureq.api.grpc.CancelResponse;
 import io.futureq.api.grpc.ClusterInfo;
-import io.futureq.api.grpc.GetClusterInfoRequest;
-import io.futureq.api.grpc.GetTopicStatsRequest;
-import io.futureq.api.grpc.ListTopicsRequest;
-import io.futureq.api.grpc.ListTopicsResponse;
-import io.futureq.api.grpc.RaftInfo;
-import io.futureq.api.grpc.RemoveRaftPeerRequest;
-import io.futureq.api.grpc.TopicStats;
 import io.futureq.api.grpc.DeleteGroupRequest;
 import io.futureq.api.grpc.DeleteGroupResponse;
 import io.futureq.api.grpc.DeleteTopicRequest;
 import io.futureq.api.grpc.DeleteTopicResponse;
+import io.futureq.api.grpc.GetClusterInfoRequest;
 import io.futureq.api.grpc.GetMessageRequest;
+import io.futureq.api.grpc.GetTopicStatsRequest;
 import io.futureq.api.grpc.ListMessagesRequest;
 import io.futureq.api.grpc.ListMessagesResponse;
+import io.futureq.api.grpc.ListTopicsRequest;
+import io.futureq.api.grpc.ListTopicsResponse;
 import io.futureq.api.grpc.PendingMessage;
 import io.futureq.api.grpc.PurgeTopicRequest;
 import io.futureq.api.grpc.PurgeTopicResponse;
+import io.futureq.api.grpc.RaftInfo;
+import io.futureq.api.grpc.RemoveRaftPeerRequest;
 import io.futureq.api.grpc.RescheduleMessageRequest;
 import io.futureq.api.grpc.RescheduleMessageResponse;
-import java.time.Instant;
+import io.futureq.api.grpc.TopicStats;
 import io.grpc.ChannelCredentials;
+import io.grpc.ClientInterceptor;
 import io.grpc.ManagedChannel;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
-import java.util.function.Supplier;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import java.util.function.Supplier;
 
 /**
  * Connects to one or more FutureQ brokers and hands out producers, consumers and admin calls. Given
@@ -50,7 +48,7 @@ import org.slf4j.LoggerFactory;
  * {@link Builder#discoveryInterval}) and fails over to them: a lost stream reconnects to the next
  * known broker, and a call that finds its broker unavailable is tried on the next. Built on plain
  * grpc-java (no actor system): one channel per broker, plaintext or TLS. Close it to release its
- * threads.
+ * threads. Admin calls answer with the protobuf messages of {@code io.futureq.api.grpc} (see the package docs).
  *
  * <pre>{@code
  * try (FutureQClient client = FutureQClient.builder().target("127.0.0.1:8443").build()) {
@@ -60,14 +58,8 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  */
 public final class FutureQClient implements AutoCloseable {
-  private static final Logger LOG = LoggerFactory.getLogger(FutureQClient.class);
-  /** How soon discovery asks again after a failed or incomplete answer. */
-  static final Duration DISCOVERY_RETRY = Duration.ofSeconds(1);
-
   private final Brokers brokers;
   private final Duration requestTimeout;
-  /** Zero: no discovery. */
-  private final Duration discoveryInterval;
   private final Set<AutoCloseable> handles = new LinkedHashSet<>();
   private final ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, r -> {
     Thread t = new Thread(r, "futureq-client-timer");
@@ -78,14 +70,13 @@ public final class FutureQClient implements AutoCloseable {
 
   private FutureQClient(Builder builder, ChannelCredentials credentials) {
     this.brokers = new Brokers(builder.targets, credentials,
-        builder.token == null ? null : new BearerToken(builder.token));
+        builder.token == null ? null : new BearerToken(builder.token), builder.interceptors);
     this.requestTimeout = builder.requestTimeout;
-    this.discoveryInterval = builder.discoveryInterval;
     // Each publish request cancels its delivery timeout (60 s out by default) when answered: gone from the queue at
     // once, it is not kept, and copied by every GC, until then.
     timer.setRemoveOnCancelPolicy(true);
-    if (!discoveryInterval.isZero()) {
-      timer.execute(this::discover);
+    if (!builder.discoveryInterval.isZero()) {
+      timer.execute(new Discovery(brokers, timer, builder.discoveryInterval, requestTimeout));
     }
   }
 
@@ -108,7 +99,7 @@ public final class FutureQClient implements AutoCloseable {
   public synchronized FutureQConsumer subscribe(String topic, String group, MessageHandler handler,
       ConsumerOptions options) {
     requireOpen();
-    FutureQConsumer consumer = new FutureQConsumer(this, topic, group, java.util.Objects.requireNonNull(handler,
+    FutureQConsumer consumer = new FutureQConsumer(this, topic, group, Objects.requireNonNull(handler,
         "handler"), options);
     handles.add(consumer);
     return consumer;
@@ -198,16 +189,12 @@ public final class FutureQClient implements AutoCloseable {
    * also when no answer comes within the request timeout.
    */
   public CompletableFuture<CancelResponse> cancelByKey(String topic, String key) {
-    return cancel(CancelRequest.newBuilder().setTopic(topic).setKey(key).build());
+    return unary(Rpc.CANCEL, CancelRequest.newBuilder().setTopic(topic).setKey(key).build());
   }
 
   /** Like {@link #cancelByKey}, naming the message by the id its publish returned. */
   public CompletableFuture<CancelResponse> cancelById(String topic, String messageId) {
-    return cancel(CancelRequest.newBuilder().setTopic(topic).setMessageId(messageId).build());
-  }
-
-  CompletableFuture<CancelResponse> cancel(CancelRequest request) {
-    return unary(Rpc.CANCEL, request);
+    return unary(Rpc.CANCEL, CancelRequest.newBuilder().setTopic(topic).setMessageId(messageId).build());
   }
 
   /** Clustered mode: adds a node to the Raft group (a listener first, then a voter). */
@@ -238,32 +225,6 @@ public final class FutureQClient implements AutoCloseable {
       }
       return CompletableFuture.<R>failedFuture(error);
     }).thenCompose(f -> f);
-  }
-
-  /**
-   * Learns the cluster's members from one broker; the next round asks the next broker. Until an answer
-   * names every reachable member's gRPC address, rounds come every {@link #DISCOVERY_RETRY}: a broker
-   * that has just started may not know its peers' addresses yet, and a client that knew only its seed
-   * when the seed died would have nowhere to go.
-   */
-  private void discover() {
-    Rpc.unary(brokers.nextChannel(), Rpc.CLUSTER_INFO, GetClusterInfoRequest.getDefaultInstance(), requestTimeout)
-        .whenComplete((info, failure) -> {
-          boolean complete = false;
-          if (failure != null) {
-            LOG.debug("cluster discovery: {}", failure.toString());
-          } else {
-            brokers.learn(info);
-            complete = Brokers.namesEveryMember(info);
-          }
-          Duration next = complete || discoveryInterval.compareTo(DISCOVERY_RETRY) < 0 ? discoveryInterval
-              : DISCOVERY_RETRY;
-          try {
-            timer.schedule(this::discover, next.toMillis(), TimeUnit.MILLISECONDS);
-          } catch (java.util.concurrent.RejectedExecutionException closedMeanwhile) {
-            // the client was closed
-          }
-        });
   }
 
   Duration requestTimeout() {
@@ -325,22 +286,20 @@ public final class FutureQClient implements AutoCloseable {
     private Duration discoveryInterval = Duration.ofSeconds(30);
     private Supplier<String> token;
     private ClientTls tls = ClientTls.PLAINTEXT;
+    private final List<ClientInterceptor> interceptors = new ArrayList<>();
 
     /** Adds a broker as {@code host:port}; one member of a cluster is enough, several guard the start. */
     public Builder target(String hostPort) {
       Objects.requireNonNull(hostPort, "hostPort");
-      int colon = hostPort.lastIndexOf(':');
-      if (colon <= 0 || colon == hostPort.length() - 1) {
-        throw new IllegalArgumentException("target must be HOST:PORT, got '" + hostPort + "'");
-      }
-      int port;
       try {
-        port = Integer.parseInt(hostPort.substring(colon + 1));
-      } catch (NumberFormatException e) {
-        throw new IllegalArgumentException("target port must be a number, got '" + hostPort + "'");
-      }
-      if (port < 1 || port > 65535) {
-        throw new IllegalArgumentException("target port must be 1-65535, got " + port);
+        HostPort.parse(hostPort);
+      } catch (HostPort.InvalidException e) {
+        throw new IllegalArgumentException(switch (e.problem()) {
+          case NOT_HOST_PORT -> "target must be HOST:PORT, got '" + hostPort + "'";
+          case PORT_NOT_A_NUMBER -> "target port must be a number, got '" + hostPort + "'";
+          case PORT_OUT_OF_RANGE -> "target port must be 1-65535, got " + hostPort.substring(hostPort.lastIndexOf(':')
+              + 1);
+        });
       }
       targets.add(hostPort);
       return this;
@@ -410,6 +369,19 @@ public final class FutureQClient implements AutoCloseable {
       Objects.requireNonNull(certFile, "certFile");
       Objects.requireNonNull(keyFile, "keyFile");
       tls = new ClientTls(true, tls.caFile(), certFile, keyFile);
+      return this;
+    }
+
+    /**
+     * Adds interceptors to every call and stream the client makes (producers, consumers, admin calls), on every
+     * broker's channel, e.g. for tracing (to add a trace header) or metrics (to time calls and count status codes).
+     * Interceptors run in the order added, the first outermost; the bearer token ({@link #token}) is added after
+     * them, so they do not see it.
+     */
+    public Builder intercept(ClientInterceptor... interceptors) {
+      for (ClientInterceptor interceptor : interceptors) {
+        this.interceptors.add(Objects.requireNonNull(interceptor, "interceptor"));
+      }
       return this;
     }
 

@@ -1,6 +1,5 @@
 package io.futureq.client;
 
-import io.futureq.api.grpc.CancelRequest;
 import io.futureq.api.grpc.PublishRequest;
 import io.futureq.api.grpc.PublishResponse;
 import io.grpc.CallOptions;
@@ -75,7 +74,7 @@ public final class FutureQProducer implements AutoCloseable {
     CompletableFuture<SendResult> result = new CompletableFuture<>();
     try {
       if (!permits.tryAcquire(options.blockTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
-        result.completeExceptionally(new FutureQException(Status.Code.RESOURCE_EXHAUSTED, "producer has "
+        result.completeExceptionally(FutureQException.of(Status.Code.RESOURCE_EXHAUSTED, "producer has "
             + options.maxOutstandingMessages() + " unacknowledged messages (maxOutstandingMessages)"));
         return result;
       }
@@ -87,7 +86,7 @@ public final class FutureQProducer implements AutoCloseable {
     synchronized (this) {
       if (closed) {
         permits.release();
-        result.completeExceptionally(new FutureQException(Status.Code.CANCELLED, "producer is closed"));
+        result.completeExceptionally(FutureQException.of(Status.Code.CANCELLED, "producer is closed"));
         return result;
       }
       if (batchResults.isEmpty()) {
@@ -112,8 +111,7 @@ public final class FutureQProducer implements AutoCloseable {
 
   /** Cancels the pending message with {@code key}; completes with whether it existed. */
   public CompletableFuture<Boolean> cancel(String topic, String key) {
-    return client.cancel(CancelRequest.newBuilder().setTopic(topic).setKey(key).build())
-        .thenApply(r -> r.getExisted());
+    return client.cancelByKey(topic, key).thenApply(r -> r.getExisted());
   }
 
   /** Messages sent but not yet acknowledged by the broker. */
@@ -174,7 +172,7 @@ public final class FutureQProducer implements AutoCloseable {
     }
     failures = 0;
     if (response.hasError()) {
-      FutureQException error = new FutureQException(Status.fromCodeValue(response.getError().getCode()).getCode(),
+      FutureQException error = FutureQException.of(Status.fromCodeValue(response.getError().getCode()).getCode(),
           response.getError().getMessage());
       if (error.retriable() && !closed) {
         lastFailure = error;
@@ -205,7 +203,7 @@ public final class FutureQProducer implements AutoCloseable {
       return;
     }
     String why = lastFailure != null ? "last error: " + lastFailure.getMessage() : "the broker did not answer";
-    FutureQException timeout = new FutureQException(Status.Code.DEADLINE_EXCEEDED, "not acknowledged within the "
+    FutureQException timeout = FutureQException.of(Status.Code.DEADLINE_EXCEEDED, "not acknowledged within the "
         + "delivery timeout of " + options.deliveryTimeout().toMillis() + " ms (ProducerOptions.deliveryTimeout); "
         + why + ". The broker may still store it: a key makes sending it again safe");
     finish(requestId, i -> request.results().get(i).completeExceptionally(timeout));
@@ -283,7 +281,7 @@ public final class FutureQProducer implements AutoCloseable {
       boolean unacknowledged = !inFlight.isEmpty();
       closed = true;
       generation++;
-      FutureQException cancelled = new FutureQException(Status.Code.CANCELLED, "producer closed before the broker "
+      FutureQException cancelled = FutureQException.of(Status.Code.CANCELLED, "producer closed before the broker "
           + "acknowledged (waited " + timeout.toMillis() + " ms); the broker may still store it");
       for (String id : new ArrayList<>(inFlight.keySet())) {
         Request request = inFlight.get(id);

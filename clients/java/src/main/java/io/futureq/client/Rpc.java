@@ -108,7 +108,7 @@ final class Rpc {
         if (!status.isOk()) {
           result.completeExceptionally(FutureQException.from(status));
         } else if (response == null) {
-          result.completeExceptionally(new FutureQException(Status.Code.INTERNAL, method.getFullMethodName()
+          result.completeExceptionally(FutureQException.of(Status.Code.INTERNAL, method.getFullMethodName()
               + " ended without a response"));
         } else {
           result.complete(response);

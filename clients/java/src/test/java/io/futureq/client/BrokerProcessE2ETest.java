@@ -3,16 +3,25 @@ package io.futureq.client;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.grpc.CallOptions;
+import io.grpc.Channel;
+import io.grpc.ClientCall;
+import io.grpc.ClientInterceptor;
+import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -93,6 +102,47 @@ class BrokerProcessE2ETest {
       got.get(0).ack();
       assertEquals(List.of(), puller.receive(10, Duration.ofSeconds(3)), "acked, and the cancelled one is gone");
     }
+  }
+
+  @Test
+  void failuresAreTheClientsOwnExceptionsCarryingTheStatusCode() throws Exception {
+    try (FutureQClient client = client()) {
+      ExecutionException missing = assertThrows(ExecutionException.class,
+          () -> client.getMessageByKey("typed", "none", false).get(30, TimeUnit.SECONDS));
+      NotFoundException notFound = assertInstanceOf(NotFoundException.class, missing.getCause());
+      assertEquals(Status.Code.NOT_FOUND, notFound.code());
+      ExecutionException badName = assertThrows(ExecutionException.class,
+          () -> client.topicStats("no spaces allowed").get(30, TimeUnit.SECONDS));
+      assertEquals(Status.Code.INVALID_ARGUMENT,
+          assertInstanceOf(InvalidRequestException.class, badName.getCause()).code());
+    }
+  }
+
+  @Test
+  void interceptorsSeeEveryCallAndStreamInTheOrderAdded() throws Exception {
+    Queue<String> seen = new ConcurrentLinkedQueue<>();
+    try (FutureQClient client = FutureQClient.builder().target("127.0.0.1:" + broker.port())
+        .discoveryInterval(Duration.ZERO).intercept(recording("outer", seen), recording("inner", seen)).build()) {
+      client.listTopics().get(30, TimeUnit.SECONDS);
+      client.producer(ProducerOptions.defaults()).send(OutgoingMessage.to("traced").payload("p").build())
+          .get(30, TimeUnit.SECONDS);
+      LinkedBlockingQueue<ReceivedMessage> got = new LinkedBlockingQueue<>();
+      client.subscribe("traced", "g", got::add, ConsumerOptions.defaults());
+      assertNotNull(got.poll(30, TimeUnit.SECONDS), "delivered");
+    }
+    assertEquals(List.of("outer futureq.v1.Admin/ListTopics", "inner futureq.v1.Admin/ListTopics",
+        "outer futureq.v1.Producer/PublishStream", "inner futureq.v1.Producer/PublishStream",
+        "outer futureq.v1.Consumer/Subscribe", "inner futureq.v1.Consumer/Subscribe"), List.copyOf(seen));
+  }
+
+  private static ClientInterceptor recording(String name, Queue<String> seen) {
+    return new ClientInterceptor() {
+      @Override
+      public <Q, R> ClientCall<Q, R> interceptCall(MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
+        seen.add(name + " " + method.getFullMethodName());
+        return next.newCall(method, options);
+      }
+    };
   }
 
   /** Kills the broker and starts it again on the same port and data, so the other tests may run after it. */
