@@ -542,15 +542,24 @@ final class Workload {
   }
 
   /**
-   * A first delivery, due before an answer (a cancel's, or the publish that stored its key again), that a node not
-   * hosting the topic held on its way to the consumer while it was stopped, killed or cut off: sent before the
-   * answer, late only because of the disruption. Seen in CI (seed 44986000950012): three such arrived 3.1 s after
-   * their cancels, as a SIGSTOPped follower resumed. A disrupted topic host proves nothing of the sort (it could
-   * deliver from a stale store), so it never excuses one.
+   * A delivery sent before an answer (a cancel's, or the publish that stored its key again) that a node not
+   * hosting the topic held on its way to the consumer while it was stopped, killed or cut off: late only because
+   * of the disruption. A first delivery is sent at its due time; a redelivery, when the previous attempt's
+   * in-flight timeout ran out at the earliest (a consumer whose deliveries are held sends no nack), so attempt
+   * {@code n} can have left before the answer only if {@code due + (n - 1) * in-flight timeout} came before it.
+   * Seen in CI: three first deliveries arrived 3.1 s after their cancels as a SIGSTOPped follower resumed (seed
+   * 44986000950012); a first delivery and its redelivery, sent at due and 2 s later, both before the cancel's
+   * answer, arrived together 3.6 s after it as the cut leader healed (PartitionTest, seed 63957255404693). A
+   * disrupted topic host proves nothing of the sort (it could deliver from a stale store), so it never excuses one.
    */
-  private boolean heldOnTheWay(Received r, long answeredAtMs) {
-    return r.attempt() == 1 && r.dueAtMs() <= answeredAtMs && disruptions.stream().anyMatch(d ->
+  static boolean heldOnTheWay(Received r, long answeredAtMs, List<Disruption> disruptions, long inFlightTimeoutMs) {
+    long earliestSentMs = r.dueAtMs() + (r.attempt() - 1L) * inFlightTimeoutMs;
+    return earliestSentMs <= answeredAtMs && disruptions.stream().anyMatch(d ->
         d.topicHostSpared() && d.startMs() <= r.receivedAtMs() && d.endMs() >= answeredAtMs);
+  }
+
+  private boolean heldOnTheWay(Received r, long answeredAtMs) {
+    return heldOnTheWay(r, answeredAtMs, disruptions, options.inFlightTimeoutMs());
   }
 
   /** Whether a disruption overlapped [fromMs, toMs]. */
@@ -679,7 +688,8 @@ final class Workload {
 
     // cancelled: once a cancel was answered existed=true (it was durable then), no delivery of the
     // message: exactly, none due after that answer (the broker cannot have sent it before); and no
-    // redelivery to a group later than TRANSIT_MS after it, a disruption or not
+    // redelivery to a group later than TRANSIT_MS after it, unless one sent before the answer was held on
+    // its way by a disrupted node that does not host the topic (heldOnTheWay)
     long afterCancel = 0;
     long cancelsExisted = 0;
     long cancelsNotExisted = 0;
@@ -700,9 +710,9 @@ final class Workload {
     // was acked by both groups and deleted for good (or expired); any delivery of it after that answer
     // is a resurrection, whether or not a disruption came between; except the universal subscriber's first
     // copy, which it is owed (it holds nothing and acks nothing the groups wait for) and may get late, and a
-    // group's first delivery, sent before that answer, that a disrupted node which does not host the topic held
-    // on its way (PartitionTest, seed 13006387691232: a TTL message's first delivery, sent as it came due, reached
-    // its consumer through the cut leader's node 6.8 s later, after its key had been stored again)
+    // group's delivery, sent before that answer (heldOnTheWay), that a disrupted node which does not host the
+    // topic held on its way (PartitionTest, seed 13006387691232: a TTL message's first delivery, sent as it came
+    // due, reached its consumer through the cut leader's node 6.8 s later, after its key had been stored again)
     long resurrectedAfterKeyReuse = 0;
     long universalCopyLate = 0;
     Map<String, List<Received>> byPayload = new HashMap<>();
