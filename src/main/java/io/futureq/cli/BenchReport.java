@@ -1,5 +1,6 @@
 package io.futureq.cli;
 
+import com.fasterxml.jackson.databind.node.TextNode;
 import io.futureq.api.grpc.Lateness;
 import java.util.Locale;
 import java.util.OptionalLong;
@@ -84,7 +85,7 @@ record BenchReport(BenchRun.Result run, int warmupMessages, long clientCpuNanos,
         + "\"ack_level\":\"%s\",\"published\":%d,\"publish_errors\":%d,\"publish_msgs_per_s\":%.1f,"
         + "\"received\":%d,\"consume_msgs_per_s\":%.1f,\"duplicates\":%d,\"missing\":%d,"
         + "\"burst_last_delivery_after_due_ms\":%d,\"lateness_ms\":{\"p50\":%.3f,\"p90\":%.3f,\"p99\":%.3f,"
-        + "\"p99_9\":%.3f,\"max\":%.3f}", Json.quote(p.topic()), p.messages(), p.payloadBytes(), p.burst(),
+        + "\"p99_9\":%.3f,\"max\":%.3f}", TextNode.valueOf(p.topic()), p.messages(), p.payloadBytes(), p.burst(),
         p.ackLevel().name().replace("ACK_LEVEL_", ""), run.published(), run.publishErrors(), run.publishRate(),
         run.received(), run.consumeRate(), run.duplicates(), run.missing(), run.burstDrainMs().orElse(0),
         ms(h, 50), ms(h, 90), ms(h, 99), ms(h, 99.9), h.getMaxValue() / 1000.0);

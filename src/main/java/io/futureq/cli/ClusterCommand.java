@@ -1,5 +1,8 @@
 package io.futureq.cli;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.futureq.api.grpc.ClusterInfo;
 import io.futureq.api.grpc.Member;
 import io.futureq.api.grpc.RaftInfo;
@@ -48,20 +51,24 @@ final class ClusterCommand extends BrokerCommand {
     return 0;
   }
 
-  static Json json(ClusterInfo info) {
-    Json out = Json.object().put("mode", info.getMode()).put("self_node_id", info.getSelfNodeId())
-        .put("storage", info.getStorage())
-        .putObjects("members", info.getMembersList().stream().map(m -> Json.object().put("node_id", m.getNodeId())
-            .put("address", m.getAddress()).put("grpc_address", m.getGrpcAddress()).put("status", m.getStatus())
-            .put("reachable", m.getReachable()).put("self", m.getSelf()).putStrings("roles", m.getRolesList())
-            .putStrings("topics", m.getTopicsList()))
-            .toList());
+  static ObjectNode json(ClusterInfo info) {
+    ObjectNode out = JsonNodeFactory.instance.objectNode().put("mode", info.getMode())
+        .put("self_node_id", info.getSelfNodeId()).put("storage", info.getStorage());
+    ArrayNode members = out.putArray("members");
+    for (Member m : info.getMembersList()) {
+      ObjectNode member = members.addObject().put("node_id", m.getNodeId()).put("address", m.getAddress())
+          .put("grpc_address", m.getGrpcAddress()).put("status", m.getStatus()).put("reachable", m.getReachable())
+          .put("self", m.getSelf());
+      m.getRolesList().forEach(member.putArray("roles")::add);
+      m.getTopicsList().forEach(member.putArray("topics")::add);
+    }
     if (info.hasRaft()) {
       RaftInfo raft = info.getRaft();
-      out.put("raft", Json.object().put("leader_id", raft.getLeaderId()).put("role", raft.getRole())
+      ObjectNode view = out.putObject("raft").put("leader_id", raft.getLeaderId()).put("role", raft.getRole())
           .put("term", raft.getTerm()).put("commit_index", raft.getCommitIndex())
-          .put("applied_index", raft.getAppliedIndex()).put("peers", raft.getPeersMap())
-          .put("listeners", raft.getListenersMap()));
+          .put("applied_index", raft.getAppliedIndex());
+      raft.getPeersMap().forEach(view.putObject("peers")::put);
+      raft.getListenersMap().forEach(view.putObject("listeners")::put);
     }
     return out;
   }

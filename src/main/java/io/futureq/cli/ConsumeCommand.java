@@ -1,5 +1,7 @@
 package io.futureq.cli;
 
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.futureq.client.ConsumerOptions;
 import io.futureq.client.FutureQClient;
 import io.futureq.client.FutureQConsumer;
@@ -96,10 +98,10 @@ final class ConsumeCommand extends BrokerCommand {
   }
 
   static String json(ReceivedMessage m) {
-    Json out = Json.object().put("message_id", m.messageId()).put("topic", m.topic()).put("group", m.group())
-        .put("key", m.key()).put("attempt", m.attempt()).put("due_at_unix_ms", m.dueAtUnixMs())
-        .put("enqueued_at_unix_ms", m.enqueuedAtUnixMs()).put("received_at_unix_ms", m.receivedAtUnixMs())
-        .put("headers", m.headers());
+    ObjectNode out = JsonNodeFactory.instance.objectNode().put("message_id", m.messageId()).put("topic", m.topic())
+        .put("group", m.group()).put("key", m.key()).put("attempt", m.attempt()).put("due_at_unix_ms", m.dueAtUnixMs())
+        .put("enqueued_at_unix_ms", m.enqueuedAtUnixMs()).put("received_at_unix_ms", m.receivedAtUnixMs());
+    m.headers().forEach(out.putObject("headers")::put);
     String payload = utf8(m.payload());
     return (payload != null ? out.put("payload", payload)
         : out.put("payload_b64", Base64.getEncoder().encodeToString(m.payload()))).toString();

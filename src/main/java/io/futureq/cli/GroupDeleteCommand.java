@@ -1,5 +1,6 @@
 package io.futureq.cli;
 
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.futureq.api.grpc.DeleteGroupResponse;
 import io.futureq.client.FutureQClient;
 import picocli.CommandLine.Command;
@@ -22,7 +23,8 @@ final class GroupDeleteCommand extends BrokerCommand {
   @Override
   int run(FutureQClient client) throws InterruptedException {
     DeleteGroupResponse deleted = server.await(client.deleteGroup(topic, group));
-    out().println(json ? Json.object().put("topic", topic).put("group", group).put("removed", deleted.getRemoved())
+    out().println(json ? JsonNodeFactory.instance.objectNode().put("topic", topic).put("group", group)
+        .put("removed", deleted.getRemoved())
         : "deleted group " + group + " of topic " + topic + "; " + deleted.getRemoved()
         + " messages only it held were deleted");
     return 0;

@@ -1,5 +1,8 @@
 package io.futureq.cli;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.futureq.api.grpc.ListMessagesRequest;
 import io.futureq.api.grpc.ListMessagesResponse;
 import io.futureq.api.grpc.PendingMessage;
@@ -59,8 +62,10 @@ final class PeekCommand extends BrokerCommand {
     }
     ListMessagesResponse page = server.await(client.listMessages(request.build()));
     if (json) {
-      out().println(Json.object().putObjects("messages", page.getMessagesList().stream()
-          .map(m -> PendingMessages.json(m, payload)).toList()).put("next_page_token", page.getNextPageToken()));
+      ObjectNode reply = JsonNodeFactory.instance.objectNode();
+      ArrayNode messages = reply.putArray("messages");
+      page.getMessagesList().forEach(m -> messages.add(PendingMessages.json(m, payload)));
+      out().println(reply.put("next_page_token", page.getNextPageToken()));
       return 0;
     }
     Table table = payload ? new Table("", "ID", "KEY", "DUE", "ENQUEUED", "SIZE", "HEADERS", "PAYLOAD")

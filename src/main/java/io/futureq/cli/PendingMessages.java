@@ -1,5 +1,8 @@
 package io.futureq.cli;
 
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
 import io.futureq.api.grpc.PendingMessage;
 import java.time.Instant;
 import java.util.Base64;
@@ -11,10 +14,11 @@ import java.util.stream.Collectors;
 final class PendingMessages {
   private PendingMessages() {}
 
-  static Json json(PendingMessage m, boolean withPayload) {
-    Json out = Json.object().put("message_id", m.getMessageId()).put("key", m.getKey())
+  static ObjectNode json(PendingMessage m, boolean withPayload) {
+    ObjectNode out = JsonNodeFactory.instance.objectNode().put("message_id", m.getMessageId()).put("key", m.getKey())
         .put("due_at_unix_ms", m.getDueUnixMs()).put("enqueued_at_unix_ms", m.getEnqueuedUnixMs())
-        .put("expire_at_unix_ms", m.getExpireUnixMs()).put("size", m.getSize()).put("headers", m.getHeadersMap());
+        .put("expire_at_unix_ms", m.getExpireUnixMs()).put("size", m.getSize());
+    m.getHeadersMap().forEach(out.putObject("headers")::put);
     if (!withPayload) {
       return out;
     }
@@ -35,7 +39,7 @@ final class PendingMessages {
   /** The payload as text, quoted so that a newline cannot start a fake line; base64 when not UTF-8. */
   static String payload(PendingMessage m) {
     String text = ConsumeCommand.utf8(m.getPayload().toByteArray());
-    return text != null ? Json.quote(text)
+    return text != null ? TextNode.valueOf(text).toString()
         : "base64:" + Base64.getEncoder().encodeToString(m.getPayload().toByteArray());
   }
 }

@@ -1,5 +1,6 @@
 package io.futureq.cli;
 
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.futureq.api.grpc.RescheduleMessageRequest;
 import io.futureq.api.grpc.RescheduleMessageResponse;
 import io.futureq.client.FutureQClient;
@@ -57,7 +58,7 @@ final class RescheduleCommand extends BrokerCommand {
     }
     RescheduleMessageResponse moved = server.await(client.reschedule(request.build()));
     if (json) {
-      out().println(Json.object().put("message_id", moved.getMessageId())
+      out().println(JsonNodeFactory.instance.objectNode().put("message_id", moved.getMessageId())
           .put("previous_message_id", moved.getPreviousMessageId()).put("due_at_unix_ms", moved.getDueUnixMs()));
     } else {
       out().println("rescheduled " + moved.getMessageId() + " due " + PendingMessages.due(moved.getDueUnixMs())

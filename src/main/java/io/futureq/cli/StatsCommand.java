@@ -1,5 +1,8 @@
 package io.futureq.cli;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.futureq.api.grpc.GroupStats;
 import io.futureq.api.grpc.Lateness;
 import io.futureq.api.grpc.ListTopicsResponse;
@@ -45,25 +48,35 @@ final class StatsCommand extends BrokerCommand {
     return 0;
   }
 
-  static Json json(ListTopicsResponse topics) {
-    return Json.object().putObjects("topics", topics.getTopicsList().stream().map(t -> Json.object()
-        .put("name", t.getName()).put("pending", t.getPending()).putStrings("groups", t.getGroupsList())).toList());
+  static ObjectNode json(ListTopicsResponse topics) {
+    ObjectNode out = JsonNodeFactory.instance.objectNode();
+    ArrayNode list = out.putArray("topics");
+    for (TopicSummary t : topics.getTopicsList()) {
+      ObjectNode topic = list.addObject().put("name", t.getName()).put("pending", t.getPending());
+      t.getGroupsList().forEach(topic.putArray("groups")::add);
+    }
+    return out;
   }
 
-  static Json json(TopicStats s) {
-    return Json.object().put("topic", s.getTopic()).put("pending", s.getPending()).put("due_now", s.getDueNow())
-        .putNoneAsNull("next_due_unix_ms", s.getNextDueUnixMs())
-        .putNoneAsNull("oldest_due_age_ms", s.getOldestDueAgeMs())
-        .putObjects("groups", s.getGroupsList().stream().map(g -> Json.object().put("name", g.getName())
-            .put("consumers", g.getConsumers()).put("in_flight", g.getInFlight()).put("ready", g.getReady())
-            .put("delayed", g.getDelayed()).put("lag", g.getLag())
-            .putNoneAsNull("oldest_unacked_due_age_ms", g.getOldestUnackedDueAgeMs())
-            .put("lateness_us", lateness(g.getLateness()))).toList());
+  static ObjectNode json(TopicStats s) {
+    ObjectNode out = JsonNodeFactory.instance.objectNode().put("topic", s.getTopic()).put("pending", s.getPending())
+        .put("due_now", s.getDueNow()).put("next_due_unix_ms", noneAsNull(s.getNextDueUnixMs()))
+        .put("oldest_due_age_ms", noneAsNull(s.getOldestDueAgeMs()));
+    ArrayNode groups = out.putArray("groups");
+    for (GroupStats g : s.getGroupsList()) {
+      ObjectNode group = groups.addObject().put("name", g.getName()).put("consumers", g.getConsumers())
+          .put("in_flight", g.getInFlight()).put("ready", g.getReady()).put("delayed", g.getDelayed())
+          .put("lag", g.getLag()).put("oldest_unacked_due_age_ms", noneAsNull(g.getOldestUnackedDueAgeMs()));
+      Lateness l = g.getLateness();
+      group.putObject("lateness_us").put("deliveries", l.getDeliveries()).put("p50", l.getP50Us())
+          .put("p90", l.getP90Us()).put("p99", l.getP99Us()).put("p99_9", l.getP999Us()).put("max", l.getMaxUs());
+    }
+    return out;
   }
 
-  static Json lateness(Lateness l) {
-    return Json.object().put("deliveries", l.getDeliveries()).put("p50", l.getP50Us()).put("p90", l.getP90Us())
-        .put("p99", l.getP99Us()).put("p99_9", l.getP999Us()).put("max", l.getMaxUs());
+  /** {@code value}, or null where the API's 0 means "none" (no message due, nothing unacked). */
+  private static Long noneAsNull(long value) {
+    return value == 0 ? null : value;
   }
 
   private void printText(ListTopicsResponse topics) {

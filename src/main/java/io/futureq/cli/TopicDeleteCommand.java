@@ -1,5 +1,7 @@
 package io.futureq.cli;
 
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.futureq.api.grpc.DeleteTopicResponse;
 import io.futureq.client.FutureQClient;
 import picocli.CommandLine.Command;
@@ -19,9 +21,13 @@ final class TopicDeleteCommand extends BrokerCommand {
   @Override
   int run(FutureQClient client) throws InterruptedException {
     DeleteTopicResponse deleted = server.await(client.deleteTopic(topic));
-    out().println(json ? Json.object().put("topic", topic).put("removed", deleted.getRemoved())
-        .putStrings("groups", deleted.getGroupsList())
-        : "deleted topic " + topic + "; " + deleted.getRemoved() + " messages and "
+    if (json) {
+      ObjectNode reply = JsonNodeFactory.instance.objectNode().put("topic", topic).put("removed", deleted.getRemoved());
+      deleted.getGroupsList().forEach(reply.putArray("groups")::add);
+      out().println(reply);
+      return 0;
+    }
+    out().println("deleted topic " + topic + "; " + deleted.getRemoved() + " messages and "
         + (deleted.getGroupsCount() == 0 ? "no groups" : "groups " + String.join(", ", deleted.getGroupsList())));
     return 0;
   }

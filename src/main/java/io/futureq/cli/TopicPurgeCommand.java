@@ -1,5 +1,6 @@
 package io.futureq.cli;
 
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.futureq.api.grpc.PurgeTopicResponse;
 import io.futureq.client.FutureQClient;
 import picocli.CommandLine.Command;
@@ -18,7 +19,7 @@ final class TopicPurgeCommand extends BrokerCommand {
   @Override
   int run(FutureQClient client) throws InterruptedException {
     PurgeTopicResponse purged = server.await(client.purgeTopic(topic));
-    out().println(json ? Json.object().put("topic", topic).put("removed", purged.getRemoved())
+    out().println(json ? JsonNodeFactory.instance.objectNode().put("topic", topic).put("removed", purged.getRemoved())
         : "purged topic " + topic + "; " + purged.getRemoved() + " messages deleted");
     return 0;
   }
