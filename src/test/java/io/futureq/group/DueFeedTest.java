@@ -49,7 +49,11 @@ class DueFeedTest {
   @TempDir
   Path dir;
 
-  private final ManualClock clock = new ManualClock();
+  /**
+   * At the last millisecond of a bucket: a message due now is then in a bucket that is read at once (a bucket is
+   * read once it has nearly passed), as it is a few milliseconds later on real time; here no time passes.
+   */
+  private final ManualClock clock = new ManualClock(System.currentTimeMillis() / BUCKET_MS * BUCKET_MS + BUCKET_MS - 1);
   private TestLog testLog;
   private final HeldReads reads = new HeldReads();
   private ActorRef<DueFeed.Command> feed;
