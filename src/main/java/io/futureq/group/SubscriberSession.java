@@ -81,7 +81,8 @@ public final class SubscriberSession {
     return Behaviors.setup(ctx -> new SubscriberSession(ctx, init, directory, out).joining(0));
   }
 
-  private static final int MAX_REJOINS = 20;
+  /** Joins retried after a failed one before the stream ends as unavailable. */
+  static final int MAX_REJOINS = 20;
 
   private final ActorContext<Command> ctx;
   private final Init init;

@@ -3,7 +3,7 @@ package io.futureq.group;
 import static io.futureq.log.Commands.ack;
 import static io.futureq.log.Commands.createGroup;
 import static io.futureq.log.Commands.message;
-import static io.futureq.log.Commands.store;
+import static io.futureq.log.Commands.storeAt;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -15,14 +15,13 @@ import io.futureq.log.proto.DelayedDelivery;
 import io.futureq.log.proto.LogCommand;
 import io.futureq.log.proto.NackDelay;
 import io.futureq.log.proto.NewMessage;
+import io.futureq.testing.ManualClock;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.Executor;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.ManualTime;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.junit.jupiter.api.AfterAll;
@@ -34,11 +33,13 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The topic's due feed: one read per due chunk for all its groups, a lagging group served from its own
  * position without holding the others back, each group's marks respected, and what is removed or stored
- * while a read runs handled exactly once. Reads run on a storage executor the test drives, so that each
- * read is counted and can be held while something else happens.
+ * while a read runs handled exactly once. Reads run on a storage executor the test drives ({@link HeldReads}), so
+ * that each read is counted and can be held while something else happens. No time passes here: the feed's timers
+ * run on {@code ManualTime} and its clock is the test's (they are {@code DueFeedTimersTest}'s subject), so no wake
+ * starts a read the test did not ask for, and "nothing more" is asserted once the feed has handled what it was sent.
  */
 class DueFeedTest {
-  private static final ActorTestKit testKit = ActorTestKit.create();
+  private static final ActorTestKit testKit = ActorTestKit.create(ManualTime.config());
   private static final long BUCKET_MS = 10;
   private static final String TOPIC = "orders";
   private static final Duration WAIT = Duration.ofSeconds(5);
@@ -48,6 +49,11 @@ class DueFeedTest {
   @TempDir
   Path dir;
 
+  /**
+   * At the last millisecond of a bucket: a message due now is then in a bucket that is read at once (a bucket is
+   * read once it has nearly passed), as it is a few milliseconds later on real time; here no time passes.
+   */
+  private final ManualClock clock = new ManualClock(System.currentTimeMillis() / BUCKET_MS * BUCKET_MS + BUCKET_MS - 1);
   private TestLog testLog;
   private final HeldReads reads = new HeldReads();
   private ActorRef<DueFeed.Command> feed;
@@ -61,8 +67,7 @@ class DueFeedTest {
   void open() {
     testLog = TestLog.open(dir, BUCKET_MS);
     feed = testKit.spawn(DueFeed.create(TOPIC, SETTINGS, testLog.store(), BUCKET_MS, reads,
-        WakeTimer.of(testKit.system().scheduler(), testKit.system().executionContext(),
-            InstantSource.system()), WAIT));
+        WakeTimer.of(testKit.system().scheduler(), testKit.system().executionContext(), clock), WAIT));
   }
 
   @AfterEach
@@ -76,13 +81,13 @@ class DueFeedTest {
     TestProbe<ConsumerGroup.Command> billing = join("billing");
     TestProbe<ConsumerGroup.Command> audit = join("audit");
     TestProbe<ConsumerGroup.Command> universal = join("");
-    long now = System.currentTimeMillis();
+    long now = clock.millis();
     publish(message(TOPIC, "third", now - 10), message(TOPIC, "first", now - 30), message(TOPIC, "second", now - 20));
     demand(billing);
     demand(audit);
     demand(universal);
 
-    assertEquals(1, reads.runAll(), "one read for the three groups");
+    assertEquals(1, runReads(), "one read for the three groups");
     for (TestProbe<ConsumerGroup.Command> group : List.of(billing, audit, universal)) {
       assertEquals(List.of("first", "second", "third"), payloads(expectDue(group)));
     }
@@ -92,26 +97,26 @@ class DueFeedTest {
   void aGroupThatAsksForNothingKeepsOnlyItsPositionAndCatchesUpFromIt() {
     TestProbe<ConsumerGroup.Command> fast = join("fast");
     TestProbe<ConsumerGroup.Command> slow = join("slow");
-    long now = System.currentTimeMillis();
+    long now = clock.millis();
     publish(message(TOPIC, "m1", now - 20));
     demand(fast);
-    reads.runAll();
+    runReads();
     assertEquals(List.of("m1"), payloads(expectDue(fast)));
     publish(message(TOPIC, "m2", now - 10));
     demand(fast);
-    reads.runAll();
+    runReads();
     assertEquals(List.of("m2"), payloads(expectDue(fast)));
-    slow.expectNoMessage(Duration.ofMillis(100)); // nothing is pushed at it, nor kept for it
+    slow.expectNoMessage(Duration.ZERO); // nothing is pushed at it, nor kept for it
 
     demand(slow);
-    assertEquals(1, reads.runAll(), "one read of its own, from its position to the head's");
+    assertEquals(1, runReads(), "one read of its own, from its position to the head's");
     assertEquals(List.of("m1", "m2"), payloads(expectDue(slow)));
 
     // Back at the head: the next chunk is one read for both.
-    publish(message(TOPIC, "m3", System.currentTimeMillis()));
+    publish(message(TOPIC, "m3", clock.millis()));
     demand(fast);
     demand(slow);
-    assertEquals(1, reads.runAll());
+    assertEquals(1, runReads());
     assertEquals(List.of("m3"), payloads(expectDue(fast)));
     assertEquals(List.of("m3"), payloads(expectDue(slow)));
   }
@@ -120,7 +125,7 @@ class DueFeedTest {
   void aGroupsShareLeavesOutWhatItAckedAndHoldsBackWhatItNackedWithADelay() {
     TestProbe<ConsumerGroup.Command> billing = join("billing");
     TestProbe<ConsumerGroup.Command> audit = join("audit");
-    long now = System.currentTimeMillis();
+    long now = clock.millis();
     List<DueMessage> stored = publish(message(TOPIC, "acked by billing", now - 20),
         message(TOPIC, "nacked by audit", now - 10));
     testLog.apply(ack(TOPIC, "billing", stored.get(0).storageKey()));
@@ -130,7 +135,7 @@ class DueFeedTest {
             .setNotBeforeMs(notBefore).setDeliveries(3))).build());
     demand(billing);
     demand(audit);
-    reads.runAll();
+    runReads();
 
     assertEquals(List.of("nacked by audit"), payloads(expectDue(billing)));
     ConsumerGroup.Due forAudit = expectDue(audit);
@@ -143,14 +148,15 @@ class DueFeedTest {
   @Test
   void aMessageRemovedWhileAReadRunsIsLeftOutOfWhatTheReadReturns() {
     TestProbe<ConsumerGroup.Command> billing = join("billing");
-    long now = System.currentTimeMillis();
+    long now = clock.millis();
     List<DueMessage> stored = publish(message(TOPIC, "cancelled", now - 20), message(TOPIC, "kept", now - 10));
     demand(billing);
-    reads.awaitQueued(1);
+    handled();
+    assertEquals(1, reads.queued());
 
     feed.tell(new DueFeed.Removed(List.of(stored.get(0).storageKey())));
     assertEquals(1, billing.expectMessageClass(ConsumerGroup.MessagesRemoved.class, WAIT).storageKeys().size());
-    reads.runAll(); // read from a snapshot that still holds the cancelled message
+    runReads(); // read from a snapshot that still holds the cancelled message
 
     assertEquals(List.of("kept"), payloads(expectDue(billing)));
   }
@@ -158,13 +164,14 @@ class DueFeedTest {
   @Test
   void aMessageStoredBehindTheHeadIsHandedOverOnceWhetherOrNotARunningReadSawIt() {
     TestProbe<ConsumerGroup.Command> billing = join("billing");
-    long now = System.currentTimeMillis();
+    long now = clock.millis();
     publish(message(TOPIC, "m1", now - 20));
     demand(billing);
-    reads.awaitQueued(1);
+    handled();
+    assertEquals(1, reads.queued());
     // Stored (and announced) while the read waits: the read's snapshot will hold it too.
     publish(message(TOPIC, "m2", now - 30));
-    reads.runAll();
+    runReads();
     assertEquals(List.of("m2", "m1"), payloads(expectDue(billing)));
 
     // Behind the head, stored after its read: no read will reach it, so it is handed over at once.
@@ -172,24 +179,25 @@ class DueFeedTest {
     ConsumerGroup.Due late = expectDue(billing);
     assertEquals(List.of("m0"), payloads(late));
     assertTrue(!late.answersDemand(), "handed over unasked");
-    billing.expectNoMessage(Duration.ofMillis(200));
+    handled();
+    billing.expectNoMessage(Duration.ZERO);
   }
 
   @Test
   void aGroupThatJoinsLaterReadsFromTheTopicsStartWhileTheOthersFollowTheHead() {
     TestProbe<ConsumerGroup.Command> first = join("first");
-    long now = System.currentTimeMillis();
+    long now = clock.millis();
     publish(message(TOPIC, "old", now - 20));
     demand(first);
-    reads.runAll();
+    runReads();
     assertEquals(List.of("old"), payloads(expectDue(first)));
 
     TestProbe<ConsumerGroup.Command> second = join("second");
     demand(second);
-    reads.runAll();
+    runReads();
 
     assertEquals(List.of("old"), payloads(expectDue(second)));
-    first.expectNoMessage(Duration.ofMillis(100));
+    first.expectNoMessage(Duration.ZERO);
   }
 
   private TestProbe<ConsumerGroup.Command> join(String group) {
@@ -207,7 +215,7 @@ class DueFeedTest {
 
   /** Stores the messages and announces them to the feed, as the topic does after commit. */
   private List<DueMessage> publish(NewMessage... messages) {
-    CommandResult result = testLog.apply(store(messages));
+    CommandResult result = testLog.apply(storeAt(clock.millis(), messages));
     List<DueMessage> stored = new ArrayList<>();
     for (CommandResult.StoredRef ref : ((CommandResult.Stored) result).messages()) {
       stored.add(new DueMessage(ref.storageKey(), ref.message()));
@@ -224,42 +232,20 @@ class DueFeedTest {
     return due.messages().stream().map(m -> m.message().getPayload().toStringUtf8()).toList();
   }
 
-  /** A storage executor whose tasks (the feed's reads) wait until the test runs them. */
-  private static final class HeldReads implements Executor {
-    private final ConcurrentLinkedQueue<Runnable> queued = new ConcurrentLinkedQueue<>();
-
-    @Override
-    public void execute(Runnable task) {
-      queued.add(task);
+  /** Runs the reads the feed starts, and those it starts as they finish, until it starts none; how many ran. */
+  private int runReads() {
+    int ran = 0;
+    for (int round = 1; round > 0; ran += round) {
+      handled();
+      round = reads.runQueued();
     }
+    return ran;
+  }
 
-    void awaitQueued(int n) {
-      long deadline = System.nanoTime() + WAIT.toNanos();
-      while (queued.size() < n) {
-        if (System.nanoTime() > deadline) {
-          throw new AssertionError("expected " + n + " reads, " + queued.size() + " started");
-        }
-        Thread.onSpinWait();
-      }
-    }
-
-    /** Runs the reads started so far, waiting a little for the first; returns how many ran. */
-    int runAll() {
-      awaitQueued(1);
-      // Reads the feed starts once the first is answered are part of this round too (a laggard catching up).
-      int ran = 0;
-      long quietUntil = System.nanoTime() + Duration.ofMillis(200).toNanos();
-      while (System.nanoTime() < quietUntil) {
-        Runnable task = queued.poll();
-        if (task == null) {
-          Thread.onSpinWait();
-          continue;
-        }
-        task.run();
-        ran++;
-        quietUntil = System.nanoTime() + Duration.ofMillis(200).toNanos();
-      }
-      return ran;
-    }
+  /** Returns once the feed has handled what it was sent before: started its reads, handed over what it would. */
+  private void handled() {
+    TestProbe<ConsumerGroup.Command> probe = testKit.createTestProbe();
+    feed.tell(new DueFeed.CatchUp(0, probe.ref()));
+    probe.expectMessageClass(ConsumerGroup.CaughtUp.class, WAIT);
   }
 }

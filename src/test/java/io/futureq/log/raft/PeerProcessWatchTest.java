@@ -5,11 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.futureq.e2e.TestPorts;
+import io.futureq.testing.Await;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -18,6 +20,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -76,11 +79,18 @@ class PeerProcessWatchTest {
   void aPeerRemovedFromTheGroupIsNoLongerWatched() throws Exception {
     Peer peer = listen(0);
     Map<String, String> group = new ConcurrentHashMap<>(Map.of("p1", peer.address()));
-    watch = PeerProcessWatch.start(() -> Map.copyOf(group), recorder());
+    AtomicInteger groupReads = new AtomicInteger();
+    watch = PeerProcessWatch.start(() -> {
+      groupReads.incrementAndGet();
+      return Map.copyOf(group);
+    }, recorder());
     assertEquals("connected p1", next());
     group.clear();
-    // a sleep: the set is read again every second, and no event shows a round; give it two before the peer goes
-    Thread.sleep(2500);
+    // Every read counted from here sees the group empty. Rounds run one after another on one thread (every second),
+    // so a second such read means the round of the first, which stops watching p1, is over.
+    int readsBefore = groupReads.get();
+    Await.until("the watch read the emptied group and ended that round", Duration.ofSeconds(10),
+        () -> groupReads.get() >= readsBefore + 2, () -> "reads since: " + (groupReads.get() - readsBefore));
     peer.close();
     assertEquals(null, events.poll(1, TimeUnit.SECONDS));
   }
