@@ -26,7 +26,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class TestPorts {
   private static final int FORKS = Math.max(1, Integer.getInteger("test.ports.forks", 1));
-  private static final int FORK = Math.floorMod(Integer.getInteger("test.ports.fork", 1) - 1, FORKS);
+  private static final int FORK = forkIndex(FORKS);
   private static final int SLICE = (ephemeralRangeStart() - 10_000) / FORKS;
   private static final int LOWEST = 10_000 + FORK * SLICE;
   /** Below Linux's default ephemeral range (32768-60999) where /proc does not say otherwise. */
@@ -102,5 +102,21 @@ public final class TestPorts {
     } catch (IOException | RuntimeException e) {
       return 32_768;
     }
+  }
+
+  /**
+   * This JVM's slice (0-based). With several JVMs each must know its number (pom.xml passes it in argLine): without
+   * it they all took the first slice, and two brokers started at once took the same port.
+   */
+  static int forkIndex(int forks) {
+    String fork = System.getProperty("test.ports.fork", "");
+    if (forks == 1 && fork.isEmpty()) {
+      return 0;
+    }
+    if (!fork.matches("[1-9][0-9]*")) {
+      throw new IllegalStateException("test.ports.fork is '" + fork + "' in one of " + forks
+          + " test JVMs: each needs its number (surefire's ${surefire.forkNumber}) to take ports of its own");
+    }
+    return Math.floorMod(Integer.parseInt(fork) - 1, forks);
   }
 }

@@ -21,7 +21,7 @@ import java.util.function.Supplier;
 final class BrokerProcess implements AutoCloseable {
   /** Where the test JVMs' ports come from: each JVM ({@code forkCount}) takes a slice of its own, so none race. */
   private static final int FORKS = Math.max(1, Integer.getInteger("test.ports.forks", 1));
-  private static final int FORK = Math.floorMod(Integer.getInteger("test.ports.fork", 1) - 1, FORKS);
+  private static final int FORK = forkIndex(FORKS);
   private static final int SLICE = 10_000 / FORKS;
   private static final AtomicInteger NEXT = new AtomicInteger(20_000 + FORK * SLICE);
 
@@ -131,5 +131,21 @@ final class BrokerProcess implements AutoCloseable {
       }
     }
     throw new IOException("no free port left in this JVM's slice");
+  }
+
+  /**
+   * This JVM's slice (0-based). With several JVMs each must know its number (pom.xml passes it in argLine): without
+   * it they all took the first slice, and two brokers started at once took the same port.
+   */
+  static int forkIndex(int forks) {
+    String fork = System.getProperty("test.ports.fork", "");
+    if (forks == 1 && fork.isEmpty()) {
+      return 0;
+    }
+    if (!fork.matches("[1-9][0-9]*")) {
+      throw new IllegalStateException("test.ports.fork is '" + fork + "' in one of " + forks
+          + " test JVMs: each needs its number (surefire's ${surefire.forkNumber}) to take ports of its own");
+    }
+    return Math.floorMod(Integer.parseInt(fork) - 1, forks);
   }
 }
