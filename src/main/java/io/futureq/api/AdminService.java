@@ -28,9 +28,8 @@ import io.futureq.api.grpc.RescheduleMessageResponse;
 import io.futureq.api.grpc.TopicStats;
 import io.futureq.api.grpc.TopicSummary;
 import io.futureq.config.ApiSettings;
-import io.futureq.log.BrokerStateMachine;
-import io.futureq.log.EventLog;
 import io.futureq.log.GroupRegistry;
+import io.futureq.log.LogShards;
 import io.futureq.log.proto.TopicMeta;
 import io.futureq.security.Permission;
 import io.futureq.security.Principal;
@@ -40,8 +39,11 @@ import io.futureq.topic.GroupBacklog;
 import io.futureq.topic.TopicRouter;
 import io.grpc.Status;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -59,14 +61,13 @@ public final class AdminService implements AdminPowerApi {
   /** Longest GetClusterInfo waits for a member's description: one that just crashed must not hold it. */
   private static final Duration DESCRIBE_TIMEOUT = Duration.ofSeconds(2);
   private final ActorSystem<?> system;
-  private final OrderedStore store;
   private final Executor storageExecutor;
   private final TopicRouter router;
   private final String nodeId;
   private final Duration askTimeout;
   private final RaftMembership raft;
   private final String storage;
-  private final BrokerStateMachine state;
+  private final LogShards shards;
   private final TopicAdmin topics;
   private final MessageBrowser browser;
   /**
@@ -80,15 +81,13 @@ public final class AdminService implements AdminPowerApi {
    * @param raft the Raft group in clustered mode; null when standalone
    * @param storage the storage engine's name, as in {@code futureq.storage.engine}
    */
-  public AdminService(ActorSystem<?> system, OrderedStore store, Executor storageExecutor, TopicRouter router,
-      String nodeId, Duration askTimeout, RaftMembership raft, String storage, ApiSettings api,
-      BrokerStateMachine state, EventLog eventLog, CallAccess access) {
+  public AdminService(ActorSystem<?> system, LogShards shards, Executor storageExecutor, TopicRouter router,
+      String nodeId, Duration askTimeout, RaftMembership raft, String storage, ApiSettings api, CallAccess access) {
     this.access = access;
-    this.state = state;
-    this.topics = new TopicAdmin(api, state, eventLog, new HostSettle(router, api.requestTimeout()));
-    this.browser = new MessageBrowser(store, state);
+    this.shards = shards;
+    this.topics = new TopicAdmin(api, shards, new HostSettle(router, api.requestTimeout()));
+    this.browser = new MessageBrowser(shards);
     this.system = system;
-    this.store = store;
     this.storageExecutor = storageExecutor;
     this.router = router;
     this.nodeId = nodeId;
@@ -104,23 +103,27 @@ public final class AdminService implements AdminPowerApi {
         CompletableFuture.supplyAsync(() -> readTopics(principal), storageExecutor)));
   }
 
+  /** Every shard's topics, by name. */
   private ListTopicsResponse readTopics(Principal principal) {
-    ListTopicsResponse.Builder out = ListTopicsResponse.newBuilder();
+    List<TopicSummary> topics = new ArrayList<>();
     byte[] prefix = StorageKeys.topicMetaPrefix();
-    try (OrderedStore.View view = store.view();
-        OrderedStore.RangeIterator it = view.range(OrderedStore.Space.INDEX, prefix, StorageKeys.prefixEnd(prefix))) {
-      for (; it.valid(); it.next()) {
-        TopicMeta meta = TopicMeta.parseFrom(it.value());
-        if (!principal.seesTopic(meta.getName())) {
-          continue;
+    for (LogShards.Shard shard : shards.all()) {
+      try (OrderedStore.View view = shard.store().view(); OrderedStore.RangeIterator it =
+          view.range(OrderedStore.Space.INDEX, prefix, StorageKeys.prefixEnd(prefix))) {
+        for (; it.valid(); it.next()) {
+          TopicMeta meta = TopicMeta.parseFrom(it.value());
+          if (!principal.seesTopic(meta.getName())) {
+            continue;
+          }
+          topics.add(TopicSummary.newBuilder().setName(meta.getName()).setPending(meta.getPending())
+              .addAllGroups(GroupRegistry.read(shard.store(), meta.getName())).build());
         }
-        out.addTopics(TopicSummary.newBuilder().setName(meta.getName()).setPending(meta.getPending())
-            .addAllGroups(GroupRegistry.read(store, meta.getName())));
+      } catch (InvalidProtocolBufferException e) {
+        throw new IllegalStateException("corrupt topic metadata", e);
       }
-    } catch (InvalidProtocolBufferException e) {
-      throw new IllegalStateException("corrupt topic metadata", e);
     }
-    return out.build();
+    topics.sort(Comparator.comparing(TopicSummary::getName));
+    return ListTopicsResponse.newBuilder().addAllTopics(topics).build();
   }
 
   @Override
@@ -131,7 +134,7 @@ public final class AdminService implements AdminPowerApi {
   private CompletionStage<TopicStats> getTopicStats(GetTopicStatsRequest in) {
     try {
       RequestValidator.topic("topic", in.getTopic());
-      if (!state.knowsTopic(in.getTopic())) {
+      if (!shards.knowsTopic(in.getTopic())) {
         // Checked here, before the topic's entity starts: a typo must not start one (nor its metric series).
         throw TopicAdmin.notFound(in.getTopic());
       }

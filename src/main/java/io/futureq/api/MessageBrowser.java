@@ -5,8 +5,8 @@ import io.futureq.api.grpc.GetMessageRequest;
 import io.futureq.api.grpc.ListMessagesRequest;
 import io.futureq.api.grpc.ListMessagesResponse;
 import io.futureq.api.grpc.PendingMessage;
-import io.futureq.log.BrokerStateMachine;
 import io.futureq.log.Headers;
+import io.futureq.log.LogShards;
 import io.futureq.log.proto.StoredMessage;
 import io.futureq.storage.MessageIds;
 import io.futureq.storage.OrderedStore;
@@ -25,12 +25,11 @@ final class MessageBrowser {
   /** A page with payloads stops once it holds this many payload bytes (one message at least). */
   static final long MAX_PAGE_PAYLOAD_BYTES = 4L << 20;
 
-  private final OrderedStore store;
-  private final BrokerStateMachine state;
+  private final LogShards shards;
 
-  MessageBrowser(OrderedStore store, BrokerStateMachine state) {
-    this.store = store;
-    this.state = state;
+  /** Reads each topic from its log shard's store. */
+  MessageBrowser(LogShards shards) {
+    this.shards = shards;
   }
 
   /** Checks a list request before any read. */
@@ -56,7 +55,7 @@ final class MessageBrowser {
   ListMessagesResponse list(ListMessagesRequest in) {
     String topic = in.getTopic();
     long hash = StorageKeys.topicHash(topic);
-    long bucketMs = state.bucketMs();
+    long bucketMs = shards.bucketMs();
     int size = in.getPageSize() == 0 ? DEFAULT_PAGE_SIZE : in.getPageSize();
     long to = in.getToUnixMs() == 0 ? Long.MAX_VALUE : in.getToUnixMs();
     byte[] from = StorageKeys.messageRangeStart(hash, in.getFromUnixMs() / bucketMs);
@@ -72,7 +71,8 @@ final class MessageBrowser {
     long payloadBytes = 0;
     byte[] last = null;
     boolean more = false;
-    try (OrderedStore.View view = store.view(); OrderedStore.RangeIterator it = view.range(Space.MESSAGES, from, end)) {
+    try (OrderedStore.View view = shards.of(topic).store().view();
+        OrderedStore.RangeIterator it = view.range(Space.MESSAGES, from, end)) {
       for (; it.valid(); it.next()) {
         StoredMessage m = parse(it.value());
         if (!m.getTopic().equals(topic) || m.getDueMs() < in.getFromUnixMs() || m.getDueMs() > to) {
@@ -110,7 +110,7 @@ final class MessageBrowser {
   }
 
   PendingMessage get(GetMessageRequest in) {
-    try (OrderedStore.View view = store.view()) {
+    try (OrderedStore.View view = shards.of(in.getTopic()).store().view()) {
       byte[] key = in.getTargetCase() == GetMessageRequest.TargetCase.KEY
           ? view.get(Space.INDEX, StorageKeys.messageKeyIndex(in.getTopic(), in.getKey()))
           : storageKey(in.getTopic(), in.getMessageId());
@@ -142,7 +142,7 @@ final class MessageBrowser {
   }
 
   private void requireTopic(String topic) {
-    if (!state.knowsTopic(topic)) {
+    if (!shards.knowsTopic(topic)) {
       throw TopicAdmin.notFound(topic);
     }
   }

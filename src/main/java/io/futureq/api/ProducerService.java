@@ -11,11 +11,11 @@ import io.futureq.api.grpc.PublishResponse;
 import io.futureq.config.AckLevel;
 import io.futureq.config.ApiSettings;
 import io.futureq.config.LimitSettings;
-import io.futureq.log.BrokerStateMachine;
 import io.futureq.log.CommandResult;
 import io.futureq.log.EventIds;
 import io.futureq.log.EventLog;
 import io.futureq.log.EventLog.LeaderAck;
+import io.futureq.log.LogShards;
 import io.futureq.log.proto.CancelMessage;
 import io.futureq.log.proto.LogCommand;
 import io.futureq.log.proto.NewMessage;
@@ -27,7 +27,11 @@ import io.futureq.security.RateLimited;
 import io.futureq.storage.MessageIds;
 import io.futureq.topic.TopicRouter;
 import io.grpc.Status;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
@@ -46,7 +50,7 @@ public final class ProducerService implements ProducerPowerApi {
 
   private final ApiSettings settings;
   private final RequestValidator validator;
-  private final EventLog eventLog;
+  private final LogShards shards;
   private final ApiMetrics metrics = new ApiMetrics();
   private final PublishLimits limits;
   private final CallAccess access;
@@ -55,15 +59,15 @@ public final class ProducerService implements ProducerPowerApi {
   private final long bucketMs;
 
   /** @param topics where a cancel is settled with the topic's host before it is answered */
-  public ProducerService(ApiSettings settings, LimitSettings limits, BrokerStateMachine state, EventLog eventLog,
-      TopicRouter topics, CallAccess access) {
+  public ProducerService(ApiSettings settings, LimitSettings limits, LogShards shards, TopicRouter topics,
+      CallAccess access) {
     this.settings = settings;
     this.hostSettle = new HostSettle(topics, settings.requestTimeout());
     this.access = access;
-    this.limits = new PublishLimits(limits, state);
-    this.bucketMs = state.bucketMs();
+    this.limits = new PublishLimits(limits, shards);
+    this.bucketMs = shards.bucketMs();
     this.validator = new RequestValidator(settings);
-    this.eventLog = eventLog;
+    this.shards = shards;
   }
 
   @Override
@@ -96,12 +100,14 @@ public final class ProducerService implements ProducerPowerApi {
     long start = System.nanoTime();
     LogCommand command;
     AckLevel level;
+    EventLog eventLog;
     try {
       // Each topic once, not once per message; in the order topics first appear, so a refusal names the same topic.
       Map<String, Integer> perTopic = PublishLimits.countByTopic(request);
       for (String topic : perTopic.keySet()) {
         principal.require(Permission.PRODUCE, topic);
       }
+      eventLog = shards.get(oneShard(perTopic.keySet())).log();
       level = validator.ackLevel(request);
       command = validator.publish(request, System.currentTimeMillis(), bucketMs);
       limits.check(perTopic);
@@ -140,6 +146,26 @@ public final class ProducerService implements ProducerPowerApi {
     }
     return firstOf(onLeaderDisk.thenApply(at -> onLeaderDisk(command, at, request.getRequestId())), applied, request)
         .thenApply(built -> recordLatency(built, start));
+  }
+
+  /**
+   * The log shard every topic of a request belongs to. A request is one command of one shard's log, atomic; one whose
+   * topics lie in different shards is refused, naming them (README, "Log shards").
+   */
+  private int oneShard(Collection<String> topics) {
+    Map<Integer, List<String>> byShard = new TreeMap<>();
+    for (String topic : topics) {
+      byShard.computeIfAbsent(LogShards.indexOf(topic, shards.count()), k -> new ArrayList<>()).add(topic);
+    }
+    if (byShard.size() > 1) {
+      StringBuilder which = new StringBuilder();
+      byShard.forEach((shard, named) -> which.append(which.length() == 0 ? "" : "; ").append("log shard ")
+          .append(shard).append(": ").append(String.join(", ", named)));
+      throw InvalidRequest.invalid("messages: the request's topics lie in " + byShard.size() + " log shards of "
+          + shards.count() + " (" + which + "); a request is atomic within one shard: publish each shard's topics in "
+          + "a request of their own");
+    }
+    return byShard.isEmpty() ? 0 : byShard.keySet().iterator().next();
   }
 
   private PublishResponse recordLatency(PublishResponse response, long start) {
@@ -217,6 +243,7 @@ public final class ProducerService implements ProducerPowerApi {
     } catch (InvalidRequest e) {
       return GrpcErrors.translate(CompletableFuture.failedFuture(e));
     }
+    EventLog eventLog = shards.of(request.getTopic()).log();
     return GrpcErrors.translate(eventLog.append(LogCommand.newBuilder().setCancel(cancel).build()).toCompletableFuture()
         .thenCompose(result -> settled((CommandResult.Cancelled) result))
         .orTimeout(settings.requestTimeout().toMillis(), TimeUnit.MILLISECONDS)

@@ -3,7 +3,7 @@ package io.futureq.api;
 import io.futureq.api.grpc.Message;
 import io.futureq.api.grpc.PublishRequest;
 import io.futureq.config.LimitSettings;
-import io.futureq.log.BrokerStateMachine;
+import io.futureq.log.LogShards;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -13,9 +13,9 @@ import java.util.Map;
  */
 final class PublishLimits {
   private final LimitSettings limits;
-  private final BrokerStateMachine state;
+  private final LogShards state;
 
-  PublishLimits(LimitSettings limits, BrokerStateMachine state) {
+  PublishLimits(LimitSettings limits, LogShards state) {
     this.limits = limits;
     this.state = state;
   }

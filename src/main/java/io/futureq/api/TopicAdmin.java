@@ -8,9 +8,8 @@ import io.futureq.api.grpc.PurgeTopicResponse;
 import io.futureq.api.grpc.RescheduleMessageRequest;
 import io.futureq.api.grpc.RescheduleMessageResponse;
 import io.futureq.config.ApiSettings;
-import io.futureq.log.BrokerStateMachine;
 import io.futureq.log.CommandResult;
-import io.futureq.log.EventLog;
+import io.futureq.log.LogShards;
 import io.futureq.log.proto.DeleteGroup;
 import io.futureq.log.proto.LogCommand;
 import io.futureq.log.proto.PurgeTopic;
@@ -28,14 +27,12 @@ final class TopicAdmin {
   static final int PURGE_CHUNK = 10_000;
 
   private final ApiSettings settings;
-  private final BrokerStateMachine state;
-  private final EventLog eventLog;
+  private final LogShards shards;
   private final HostSettle hostSettle;
 
-  TopicAdmin(ApiSettings settings, BrokerStateMachine state, EventLog eventLog, HostSettle hostSettle) {
+  TopicAdmin(ApiSettings settings, LogShards shards, HostSettle hostSettle) {
     this.settings = settings;
-    this.state = state;
-    this.eventLog = eventLog;
+    this.shards = shards;
     this.hostSettle = hostSettle;
   }
 
@@ -45,7 +42,7 @@ final class TopicAdmin {
     requireTopic(in.getTopic());
     LogCommand delete = LogCommand.newBuilder().setDeleteGroup(DeleteGroup.newBuilder().setTopic(in.getTopic())
         .setGroup(in.getGroup())).build();
-    return append(delete).thenApply(result -> {
+    return append(in.getTopic(), delete).thenApply(result -> {
       CommandResult.GroupDeleted deleted = (CommandResult.GroupDeleted) result;
       if (!deleted.existed()) {
         throw new InvalidRequest(Status.Code.NOT_FOUND, "group: topic " + in.getTopic() + " has no group '"
@@ -72,7 +69,7 @@ final class TopicAdmin {
     RequestValidator.topic("topic", topic);
     requireTopic(topic);
     // Publishes racing the delete could otherwise keep it going: it gives up after the backlog it saw plus a margin.
-    long rounds = state.pending(topic) / PURGE_CHUNK + 10;
+    long rounds = shards.pending(topic) / PURGE_CHUNK + 10;
     return purgeFrom(topic, 0, 0, true, rounds).thenApply(done -> DeleteTopicResponse.newBuilder()
         .setRemoved(done.removed).addAllGroups(done.groups).build())
         .thenCompose(response -> settled(topic, response));
@@ -89,7 +86,7 @@ final class TopicAdmin {
     }
     LogCommand purge = LogCommand.newBuilder().setPurgeTopic(PurgeTopic.newBuilder().setTopic(topic)
         .setMaxMessages(PURGE_CHUNK).setBeforeEventId(beforeEventId).setDeleteTopic(deleteTopic)).build();
-    return append(purge).thenCompose(result -> {
+    return append(topic, purge).thenCompose(result -> {
       CommandResult.Purged purged = (CommandResult.Purged) result;
       if (!purged.existed()) {
         return CompletableFuture.failedFuture(notFound(topic));
@@ -120,7 +117,7 @@ final class TopicAdmin {
       default:
         throw InvalidRequest.invalid("target: set key or message_id");
     }
-    return append(LogCommand.newBuilder().setReschedule(move).build()).thenApply(result -> {
+    return append(in.getTopic(), LogCommand.newBuilder().setReschedule(move).build()).thenApply(result -> {
       CommandResult.Rescheduled moved = (CommandResult.Rescheduled) result;
       if (!moved.existed()) {
         throw new InvalidRequest(Status.Code.NOT_FOUND, MessageBrowser.target(in.getTargetCase().name(), in.getKey(),
@@ -159,7 +156,7 @@ final class TopicAdmin {
   }
 
   private void requireTopic(String topic) {
-    if (!state.knowsTopic(topic)) {
+    if (!shards.knowsTopic(topic)) {
       throw notFound(topic);
     }
   }
@@ -168,8 +165,9 @@ final class TopicAdmin {
     return new InvalidRequest(Status.Code.NOT_FOUND, "topic: no topic named " + topic);
   }
 
-  private CompletableFuture<CommandResult> append(LogCommand command) {
-    return eventLog.append(command).toCompletableFuture()
+  /** Through the write path of {@code topic}'s log shard. */
+  private CompletableFuture<CommandResult> append(String topic, LogCommand command) {
+    return shards.of(topic).log().append(command).toCompletableFuture()
         .orTimeout(settings.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
   }
 }

@@ -10,13 +10,10 @@ import io.futureq.api.ProducerService;
 import io.futureq.config.BrokerSettings;
 import io.futureq.config.ManagementTlsSettings;
 import io.futureq.config.StorageEngine;
-import io.futureq.config.StorageSettings;
 import io.futureq.console.ConsoleServer;
 import io.futureq.group.PreciseWakeTimer;
 import io.futureq.log.BrokerStateMachine;
-import io.futureq.log.EventLog;
-import io.futureq.log.LocalEventLog;
-import io.futureq.log.WriteQueueLimit;
+import io.futureq.log.LogShards;
 import io.futureq.log.leader.PersistenceWarmUp;
 import io.futureq.log.raft.RaftEventLog;
 import io.futureq.log.raft.RaftStatus;
@@ -24,11 +21,8 @@ import io.futureq.metrics.LogMetrics;
 import io.futureq.metrics.MetricsServer;
 import io.futureq.metrics.NodeMetrics;
 import io.futureq.metrics.TopicMetrics;
-import io.futureq.storage.MemoryStore;
 import io.futureq.storage.OrderedStore;
-import io.futureq.storage.RocksStore;
 import io.futureq.tls.ReloadingTls;
-import io.futureq.topic.AppliedAnnouncer;
 import io.futureq.topic.GroupBacklogGauges;
 import io.futureq.topic.LocalTopics;
 import io.futureq.topic.TopicContext;
@@ -36,13 +30,15 @@ import io.futureq.topic.TopicEntity;
 import io.futureq.topic.TopicRouter;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.UnaryOperator;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.CoordinatedShutdown;
@@ -76,12 +72,12 @@ public final class Node implements AutoCloseable {
 
   private final ActorSystem<Guardian.Command> system;
   private final ServerBinding binding;
-  private final OrderedStore store;
+  private final List<OrderedStore> stores;
 
-  private Node(ActorSystem<Guardian.Command> system, ServerBinding binding, OrderedStore store) {
+  private Node(ActorSystem<Guardian.Command> system, ServerBinding binding, List<OrderedStore> stores) {
     this.system = system;
     this.binding = binding;
-    this.store = store;
+    this.stores = stores;
   }
 
   /**
@@ -94,27 +90,18 @@ public final class Node implements AutoCloseable {
   }
 
   /**
-   * As {@link #start(BrokerSettings)}, with the store wrapped by {@code storeWrapper} (tests inject
+   * As {@link #start(BrokerSettings)}, with each log shard's store wrapped by {@code storeWrapper} (tests inject
    * storage faults and slowness this way).
    */
   public static Node start(BrokerSettings settings, UnaryOperator<OrderedStore> storeWrapper) {
     PortCheck.requireFree(settings);
-    OrderedStore store;
-    BrokerStateMachine stateMachine;
+    ShardStores opened;
     try {
-      store = storeWrapper.apply(open(settings.storage()));
+      opened = ShardStores.open(settings, storeWrapper);
     } catch (RuntimeException e) {
       throw new StartupException(e.getMessage(), e);
     }
-    try {
-      if (settings.storage().engine() == StorageEngine.ROCKSDB) {
-        DataDirMode.claim(store, settings.storage().dataDir(), settings.cluster().enabled());
-      }
-      stateMachine = new BrokerStateMachine(store, settings.topic().bucketMs());
-    } catch (RuntimeException e) {
-      store.close();
-      throw new StartupException(e.getMessage(), e);
-    }
+    List<OrderedStore> stores = opened.stores();
     MetricsServer metrics = null;
     ActorSystem<Guardian.Command> system;
     try {
@@ -122,45 +109,36 @@ public final class Node implements AutoCloseable {
         metrics = MetricsServer.start(settings.metrics(), settings.config());
       }
       // Gauges of stored topics are set from the store now, not at their first change, so they are there from start.
-      StoredTopics.forEach(store, meta -> TopicMetrics.of(meta.getName()).pending.update(meta.getPending()));
+      StoredTopics.forEach(stores, meta -> TopicMetrics.of(meta.getName()).pending.update(meta.getPending()));
       system = ActorSystem.create(Guardian.create(), "futureq",
           CrashedMemberDowning.roleOverlay(settings.config(), settings.cluster().nodeId())
               .withFallback(ClusterBootstrapConfig.overlay(settings.cluster()))
               .withFallback(RemotingTls.overlay(settings.cluster().tls()))
-              .withFallback(RemotingLargeWrites.overlay(settings.raft())).withFallback(settings.config()));
+              .withFallback(RemotingLargeWrites.overlay(settings.raft(), stores.size()))
+              .withFallback(settings.config()));
     } catch (RuntimeException e) {
       // A taken remoting port fails here, inside Pekko's start.
       if (metrics != null) {
         metrics.close();
       }
-      store.close();
+      stores.forEach(OrderedStore::close);
       throw new StartupException("cannot start the broker: " + e.getMessage(), e);
     }
     try {
-      return wire(settings, system, store, stateMachine, metrics);
+      return wire(settings, system, stores, opened.stateMachines(), metrics);
     } catch (RuntimeException e) {
       system.terminate();
       awaitQuietly(system);
       if (metrics != null) {
         metrics.close();
       }
-      store.close();
+      stores.forEach(OrderedStore::close);
       throw new StartupException("cannot start the broker: " + e.getMessage(), e);
     }
   }
 
-  private static OrderedStore open(StorageSettings storage) {
-    if (storage.engine() == StorageEngine.MEMORY) {
-      LOG.warn("STORAGE IS IN MEMORY ONLY (futureq.storage.engine = memory): NOTHING SURVIVES A RESTART OR A CRASH. "
-          + "Every pending message, group and event id is lost when this process stops; publishes are acknowledged "
-          + "without being written anywhere. Use futureq.storage.engine = rocksdb for messages you need to keep.");
-      return MemoryStore.create();
-    }
-    return RocksStore.open(storage.dataDir(), storage);
-  }
-
-  private static Node wire(BrokerSettings settings, ActorSystem<Guardian.Command> system, OrderedStore store,
-      BrokerStateMachine stateMachine, MetricsServer metrics) {
+  private static Node wire(BrokerSettings settings, ActorSystem<Guardian.Command> system, List<OrderedStore> stores,
+      List<BrokerStateMachine> stateMachines, MetricsServer metrics) {
     boolean clustered = settings.cluster().enabled();
     Cluster cluster = Cluster.get(system);
     if (!clustered) {
@@ -169,32 +147,20 @@ public final class Node implements AutoCloseable {
     ClusterSharding sharding = ClusterSharding.get(system);
     Duration askTimeout = settings.api().requestTimeout();
     TopicRouter router = new TopicRouter(sharding, askTimeout);
-    LogMetrics logMetrics = new LogMetrics();
     LocalTopics localTopics = new LocalTopics();
-    // The Raft log is started with the announcer as its listener, so the announcer asks it through this holder.
-    AtomicReference<RaftEventLog> raftLogHolder = new AtomicReference<>();
-    AppliedAnnouncer announcer = new AppliedAnnouncer(router, localTopics, clustered,
-        () -> !clustered || (raftLogHolder.get() != null && raftLogHolder.get().leading()));
-    WriteQueueLimit writeLimit = new WriteQueueLimit(settings.storage().maxQueuedCommands(),
-        settings.storage().maxQueuedBytes());
-    // Only the write leader appends to the log (one entry at a time), and the replicas' barriers: the limit
-    // applies in front of the leader, to what every writer on this node waits for.
-    WriteQueueLimit unlimited = new WriteQueueLimit(Integer.MAX_VALUE, Long.MAX_VALUE);
-    RaftEventLog raftLog = clustered ? RaftEventLog.start(settings.raft(), store, stateMachine, unlimited, announcer,
-        logMetrics::recordCommit, cause -> replicaFailed(system, settings.cluster().nodeId(), cause)) : null;
-    raftLogHolder.set(raftLog);
+    ShardedLog log = ShardedLog.start(system, settings, stores, stateMachines, router, localTopics,
+        new LogMetrics(), cause -> replicaFailed(system, settings.cluster().nodeId(), cause));
+    LogShards shards = log.shards();
+    RaftEventLog raftLog = log.raftShardZero();
     if (raftLog != null) {
       CrashedMemberDowning.start(system, raftLog);
     }
     if (metrics != null) {
-      metrics.sample(NodeMetrics.start(store::engineStats, raftLog == null ? null : () -> raftView(raftLog.status()),
-          settings.storage().engine() == StorageEngine.MEMORY ? null : settings.storage().dataDir(),
-          settings.config().getDuration("kamon.metric.tick-interval"),
-          List.of(new GroupBacklogGauges(store, stateMachine.bucketMs(), localTopics, InstantSource.system()))));
+      metrics.sample(NodeMetrics.start(() -> engineStats(stores), raftLog == null ? null
+          : () -> raftView(raftLog.status()), settings.storage().engine() == StorageEngine.MEMORY ? null
+          : settings.storage().dataDir(), settings.config().getDuration("kamon.metric.tick-interval"),
+          List.of(new GroupBacklogGauges(shards, localTopics, InstantSource.system()))));
     }
-    EventLog log = clustered ? raftLog : new LocalEventLog(store, stateMachine, settings.storage().fsync(),
-        settings.storage().groupCommitMaxCommands(), unlimited, announcer, logMetrics::recordCommit);
-    EventLog eventLog = WritePath.start(system, settings, log, raftLog, store, writeLimit);
     // Pekko Persistence starts on first use, and its first use on a node was the write leader's recovery when the
     // node became Raft leader: starting it, its plugins and its code then cost a failover 0.5-0.8 s.
     Persistence.get(Adapter.toClassic(system));
@@ -203,29 +169,32 @@ public final class Node implements AutoCloseable {
         system.dispatchers().lookup(DispatcherSelector.fromConfig("futureq-blocking-dispatcher"));
     PreciseWakeTimer wakeTimer = new PreciseWakeTimer();
     system.getWhenTerminated().thenRun(wakeTimer::close);
-    TopicEntity.init(sharding, new TopicContext(settings.topic(), settings.group(), store, stateMachine.bucketMs(),
-        eventLog, storageExecutor, askTimeout, settings.limits().maxConsumersPerGroup(), wakeTimer, localTopics));
+    List<TopicContext> contexts = new ArrayList<>();
+    for (LogShards.Shard shard : shards.all()) {
+      contexts.add(new TopicContext(settings.topic(), settings.group(), shard.store(), shards.bucketMs(),
+          shard.log(), storageExecutor, askTimeout, settings.limits().maxConsumersPerGroup(), wakeTimer, localTopics));
+    }
+    TopicEntity.init(sharding, topic -> contexts.get(LogShards.indexOf(topic, shards.count())));
 
     Readiness readiness = Readiness.get(system);
     readiness.describeStorage(settings.storage().engine().description());
     CallAccess access = CallAccess.of(settings.security().auth()); // reads the token files: a bad one stops start-up
-    ProducerService producer = new ProducerService(settings.api(), settings.limits(), stateMachine, eventLog, router,
-        access);
+    ProducerService producer = new ProducerService(settings.api(), settings.limits(), shards, router, access);
     // Subscriber sessions live under a parent of their own, not as the guardian's children.
     ActorRef<SpawnProtocol.Command> sessions = Guardian.start(system, "subscribers", SpawnProtocol.create(),
         Guardian.OnFailure.RESTART);
     ConsumerService consumer = new ConsumerService(system, sessions, settings.api(), settings.group(),
         settings.topic(), router, access);
-    AdminService admin = new AdminService(system, store, storageExecutor, router, settings.cluster().nodeId(),
-        askTimeout, raftLog == null ? null : new RaftAdmin(raftLog), settings.storage().engine().configName(),
-        settings.api(), stateMachine, eventLog, access);
+    AdminService admin = new AdminService(system, shards, storageExecutor, router, settings.cluster().nodeId(),
+        askTimeout, raftLog == null ? null : new RaftAdmin(log.raft()), settings.storage().engine().configName(),
+        settings.api(), access);
     HealthService health = new HealthService(readiness::isReady);
     ServerBinding binding = await(ApiServer.bind(system, settings.api(), settings.security().tls(), producer, consumer,
         admin, health)
         .toCompletableFuture(), "bind gRPC on " + settings.api().host() + ":" + settings.api().port());
     int grpcPort = binding.localAddress().getPort();
     ServerBinding console = settings.console().enabled() ? await(ConsoleServer.bind(system, settings, access,
-        stateMachine, admin, producer, storageExecutor).toCompletableFuture(), "bind the console on "
+        shards, admin, producer, storageExecutor).toCompletableFuture(), "bind the console on "
         + settings.console().host() + ":" + settings.console().port()) : null;
     String grpcAddress = settings.api().advertised().at(grpcPort);
     Guardian.start(system, NodeDirectory.NAME, NodeDirectory.create(settings.cluster().nodeId(),
@@ -233,7 +202,7 @@ public final class Node implements AutoCloseable {
     if (!clustered) {
       awaitSelfDescribed(system, askTimeout); // a clustered node is described once it has joined
     }
-    registerShutdown(system, binding, settings.api().shutdownGrace(), log, raftLog, store, readiness, metrics);
+    registerShutdown(system, binding, settings.api().shutdownGrace(), log, stores, readiness, metrics);
     if (console != null) {
       CoordinatedShutdown.get(system).addTask(CoordinatedShutdown.PhaseServiceUnbind(), "futureq-console-unbind",
           () -> console.terminate(CONSOLE_CLOSE).thenApply(t -> Done.getInstance()));
@@ -243,11 +212,11 @@ public final class Node implements AutoCloseable {
     if (clustered) {
       ClusterBootstrap.get(system).start();
       readiness.require(() -> cluster.selfMember().status() != MemberStatus.up()
-          ? "cluster member status " + cluster.selfMember().status() : raftLog.behind());
-      TopicWakeUps.everyIntervalAndOnMemberRemoved(system, settings.topic().wakeInterval(), store, router);
+          ? "cluster member status " + cluster.selfMember().status() : log.behind());
+      TopicWakeUps.everyIntervalAndOnMemberRemoved(system, settings.topic().wakeInterval(), stores, router);
     }
     readiness.set(true);
-    TopicWakeUps.wakeAll(store, router);
+    TopicWakeUps.wakeAll(stores, router);
     LOG.info("FutureQ {} node {} serving gRPC on {}:{}, advertised as {} (data in {}); management on {}:{}; {}",
         NodeMetrics.version(), settings.cluster().nodeId(), settings.api().host(), grpcPort, grpcAddress,
         settings.storage().engine() == StorageEngine.MEMORY ? "memory only, lost on restart"
@@ -255,7 +224,14 @@ public final class Node implements AutoCloseable {
         metrics == null ? "metrics off" : "metrics on " + settings.metrics().host() + ":" + metrics.port()
             + (console == null ? "; console off" : "; console on " + consoleUrl(settings, console)));
     Exposure.log(settings, grpcPort, clustered);
-    return new Node(system, binding, store);
+    return new Node(system, binding, stores);
+  }
+
+  /** The storage engine's figures, summed over the shards' stores. */
+  private static Map<String, Long> engineStats(List<OrderedStore> stores) {
+    Map<String, Long> sum = new TreeMap<>();
+    stores.forEach(store -> store.engineStats().forEach((name, value) -> sum.merge(name, value, Long::sum)));
+    return sum;
   }
 
   /**
@@ -275,12 +251,12 @@ public final class Node implements AutoCloseable {
   }
 
   private static void registerShutdown(ActorSystem<Guardian.Command> system, ServerBinding binding, Duration grace,
-      EventLog eventLog, RaftEventLog raftLog, OrderedStore store, Readiness readiness, MetricsServer metrics) {
+      ShardedLog log, List<OrderedStore> stores, Readiness readiness, MetricsServer metrics) {
     CoordinatedShutdown shutdown = CoordinatedShutdown.get(system);
-    if (raftLog != null) {
-      // First of all, so that the write leader moves while this node still serves and relays writes.
+    if (log.raftShardZero() != null) {
+      // First of all, so that the write leaders move while this node still serves and relays writes.
       shutdown.addTask(CoordinatedShutdown.PhaseBeforeServiceUnbind(), "futureq-hand-over-raft-leadership",
-          () -> raftLog.handOverLeadership().thenApply(v -> Done.getInstance()));
+          () -> log.handOverLeadership().thenApply(v -> Done.getInstance()));
     }
     shutdown.addTask(CoordinatedShutdown.PhaseServiceUnbind(), "futureq-unbind", () -> {
       readiness.set(false);
@@ -290,8 +266,8 @@ public final class Node implements AutoCloseable {
         () -> binding.terminate(grace).thenApply(t -> Done.getInstance()));
     shutdown.addTask(CoordinatedShutdown.PhaseBeforeActorSystemTerminate(), "futureq-close-storage",
         () -> CompletableFuture.supplyAsync(() -> {
-          eventLog.close();
-          store.close();
+          log.close();
+          stores.forEach(OrderedStore::close);
           if (metrics != null) {
             metrics.close();
           }
@@ -307,8 +283,14 @@ public final class Node implements AutoCloseable {
     return binding.localAddress().getPort();
   }
 
+  /** Log shard 0's store. */
   public OrderedStore store() {
-    return store;
+    return stores.get(0);
+  }
+
+  /** Each log shard's store, by shard. */
+  public List<OrderedStore> stores() {
+    return stores;
   }
 
   /**

@@ -1,17 +1,26 @@
 package io.futureq.app;
 
 import io.futureq.api.RaftMembership;
+import io.futureq.api.grpc.LogShardInfo;
 import io.futureq.api.grpc.RaftInfo;
 import io.futureq.log.raft.RaftEventLog;
 import io.futureq.log.raft.RaftStatus;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
-/** Presents the Raft event log's membership to the admin API. */
+/**
+ * Presents the Raft event log's membership to the admin API. Every log shard's group has the same members: a member
+ * is added to or removed from each, shard by shard; the status is shard 0's.
+ */
 final class RaftAdmin implements RaftMembership {
+  private final List<RaftEventLog> shards;
   private final RaftEventLog log;
 
-  RaftAdmin(RaftEventLog log) {
-    this.log = log;
+  /** @param shards each log shard's log, by shard */
+  RaftAdmin(List<RaftEventLog> shards) {
+    this.shards = List.copyOf(shards);
+    this.log = shards.get(0);
   }
 
   @Override
@@ -19,16 +28,30 @@ final class RaftAdmin implements RaftMembership {
     RaftStatus s = log.status();
     return RaftInfo.newBuilder().setLeaderId(s.leaderId()).setRole(s.role().name()).setTerm(s.term())
         .setCommitIndex(s.commitIndex()).setAppliedIndex(s.appliedIndex()).putAllPeers(s.peers())
-        .putAllListeners(s.listeners()).build();
+        .putAllListeners(s.listeners()).addAllLogShards(shards.stream().map(RaftAdmin::shardInfo).toList()).build();
+  }
+
+  private static LogShardInfo shardInfo(RaftEventLog shard) {
+    RaftStatus s = shard.status();
+    return LogShardInfo.newBuilder().setShard(shard.shard()).setLeaderId(s.leaderId()).setRole(s.role().name())
+        .setTerm(s.term()).setCommitIndex(s.commitIndex()).setAppliedIndex(s.appliedIndex()).build();
   }
 
   @Override
   public CompletionStage<Void> add(String nodeId, String raftAddress) {
-    return log.addPeer(nodeId, raftAddress);
+    CompletableFuture<Void> all = CompletableFuture.completedFuture(null);
+    for (RaftEventLog shard : shards) {
+      all = all.thenCompose(done -> shard.addPeer(nodeId, raftAddress));
+    }
+    return all;
   }
 
   @Override
   public CompletionStage<Void> remove(String nodeId) {
-    return log.removePeer(nodeId);
+    CompletableFuture<Void> all = CompletableFuture.completedFuture(null);
+    for (RaftEventLog shard : shards) {
+      all = all.thenCompose(done -> shard.removePeer(nodeId));
+    }
+    return all;
   }
 }

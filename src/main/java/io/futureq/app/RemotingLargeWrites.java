@@ -3,6 +3,7 @@ package io.futureq.app;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import io.futureq.config.RaftSettings;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -19,13 +20,18 @@ final class RemotingLargeWrites {
 
   private RemotingLargeWrites() {}
 
-  static Config overlay(RaftSettings raft) {
+  /** @param logShards each shard has a router and a placement of its own */
+  static Config overlay(RaftSettings raft, int logShards) {
     if (raft == null) {
       return ConfigFactory.empty();
     }
+    List<String> destinations = new ArrayList<>();
+    for (int shard = 0; shard < logShards; shard++) {
+      destinations.add("/user/" + WritePath.routerName(shard) + "/*");
+      destinations.add("/user/" + WritePath.placementName(shard) + "/*");
+    }
     return ConfigFactory.parseMap(Map.of(
-        "pekko.remote.artery.large-message-destinations", List.of(
-            "/user/" + WritePath.ROUTER_NAME + "/*", "/user/" + WritePath.PLACEMENT_NAME + "/*"),
+        "pekko.remote.artery.large-message-destinations", destinations,
         "pekko.remote.artery.advanced.maximum-large-frame-size", raft.maxEntryBytes() + FRAME_OVERHEAD_BYTES,
         "pekko.remote.artery.advanced.large-buffer-pool-size", KEPT_BUFFERS));
   }

@@ -4,6 +4,7 @@ import io.futureq.storage.OrderedStore;
 import io.futureq.topic.TopicEntity;
 import io.futureq.topic.TopicRouter;
 import java.time.Duration;
+import java.util.List;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -21,8 +22,8 @@ final class TopicWakeUps {
   private TopicWakeUps() {}
 
   /** Starts the entity of every topic with stored messages. */
-  static void wakeAll(OrderedStore store, TopicRouter router) {
-    StoredTopics.forEach(store, meta -> {
+  static void wakeAll(List<OrderedStore> stores, TopicRouter router) {
+    StoredTopics.forEach(stores, meta -> {
       if (meta.getPending() > 0) {
         router.tell(meta.getName(), new TopicEntity.Wake());
       }
@@ -30,18 +31,19 @@ final class TopicWakeUps {
   }
 
   static void everyIntervalAndOnMemberRemoved(ActorSystem<Guardian.Command> system, Duration interval,
-      OrderedStore store, TopicRouter router) {
-    system.scheduler().scheduleWithFixedDelay(interval, interval, () -> wakeAll(store, router),
+      List<OrderedStore> stores, TopicRouter router) {
+    system.scheduler().scheduleWithFixedDelay(interval, interval, () -> wakeAll(stores, router),
         system.executionContext());
-    Guardian.start(system, "topic-wake-ups", onMemberRemoved(store, router), Guardian.OnFailure.RESTART);
+    Guardian.start(system, "topic-wake-ups", onMemberRemoved(stores, router), Guardian.OnFailure.RESTART);
   }
 
-  private static Behavior<ClusterEvent.MemberRemoved> onMemberRemoved(OrderedStore store, TopicRouter router) {
+  private static Behavior<ClusterEvent.MemberRemoved> onMemberRemoved(List<OrderedStore> stores,
+      TopicRouter router) {
     return Behaviors.setup(ctx -> {
       Cluster.get(ctx.getSystem()).subscriptions().tell(Subscribe.create(ctx.getSelf(),
           ClusterEvent.MemberRemoved.class));
       return Behaviors.receiveMessage(removed -> {
-        wakeAll(store, router);
+        wakeAll(stores, router);
         return Behaviors.same();
       });
     });

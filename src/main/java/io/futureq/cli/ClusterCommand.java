@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.futureq.api.grpc.ClusterInfo;
+import io.futureq.api.grpc.LogShardInfo;
 import io.futureq.api.grpc.Member;
 import io.futureq.api.grpc.RaftInfo;
 import io.futureq.client.FutureQClient;
@@ -47,6 +48,16 @@ final class ClusterCommand extends BrokerCommand {
           + raft.getTerm() + ", commit index " + raft.getCommitIndex() + ", applied index " + raft.getAppliedIndex());
       out.println("raft peers: " + list(raft.getPeersMap()));
       out.println("raft listeners: " + list(raft.getListenersMap()));
+      if (raft.getLogShardsCount() > 1) {
+        out.println("log shards:");
+        Table shards = new Table("  ", "SHARD", "LEADER", "THIS NODE", "TERM", "COMMIT INDEX", "APPLIED INDEX");
+        for (LogShardInfo shard : raft.getLogShardsList()) {
+          shards.row(String.valueOf(shard.getShard()), orDash(shard.getLeaderId()), shard.getRole(),
+              String.valueOf(shard.getTerm()), String.valueOf(shard.getCommitIndex()),
+              String.valueOf(shard.getAppliedIndex()));
+        }
+        shards.print(out);
+      }
     }
     return 0;
   }
@@ -69,6 +80,12 @@ final class ClusterCommand extends BrokerCommand {
           .put("applied_index", raft.getAppliedIndex());
       raft.getPeersMap().forEach(view.putObject("peers")::put);
       raft.getListenersMap().forEach(view.putObject("listeners")::put);
+      ArrayNode shards = view.putArray("log_shards");
+      for (LogShardInfo shard : raft.getLogShardsList()) {
+        shards.addObject().put("shard", shard.getShard()).put("leader_id", shard.getLeaderId())
+            .put("role", shard.getRole()).put("term", shard.getTerm()).put("commit_index", shard.getCommitIndex())
+            .put("applied_index", shard.getAppliedIndex());
+      }
     }
     return out;
   }

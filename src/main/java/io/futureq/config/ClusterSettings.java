@@ -12,10 +12,14 @@ import java.util.List;
  * @param contactPoints Pekko Management {@code host:port} of every member, for {@code config}
  * @param tls TLS on remoting and Raft
  * @param allowInsecure listen for remoting and Raft beyond loopback without cluster TLS
+ * @param logShards how many shards the event log has (each its own Raft group clustered); fixed when the data
+ *     directory is created
  */
 public record ClusterSettings(boolean enabled, String nodeId, String remotingHost, int remotingPort,
     String discoveryMethod, String serviceName, List<String> contactPoints, int requiredContactPoints,
-    ClusterTlsSettings tls, boolean allowInsecure) {
+    ClusterTlsSettings tls, boolean allowInsecure, int logShards) {
+  /** Most log shards: each is a Raft group with its own threads and a store with its own RocksDB instance. */
+  public static final int MAX_LOG_SHARDS = 16;
 
   static ClusterSettings from(SettingsReader r) {
     String p = "futureq.cluster.";
@@ -23,7 +27,7 @@ public record ClusterSettings(boolean enabled, String nodeId, String remotingHos
         r.nonEmpty(p + "remoting.host"), r.port(p + "remoting.port"), r.nonEmpty(p + "discovery.method"),
         r.nonEmpty(p + "discovery.service-name"), r.stringList(p + "discovery.contact-points"),
         r.intIn(p + "discovery.required-contact-points", 1, 1000), ClusterTlsSettings.from(r),
-        r.bool(p + "allow-insecure"));
+        r.bool(p + "allow-insecure"), r.intIn(p + "log-shards", 1, MAX_LOG_SHARDS));
     if (!List.of("config", "pekko-dns", "kubernetes-api").contains(s.discoveryMethod())) {
       r.problems().add(p + "discovery.method: must be config, pekko-dns or kubernetes-api, got '"
           + s.discoveryMethod() + "'");

@@ -15,6 +15,7 @@ import io.futureq.api.grpc.PendingMessage;
 import io.futureq.api.grpc.TopicStats;
 import io.futureq.api.grpc.TopicSummary;
 import io.futureq.log.BrokerStateMachine;
+import io.futureq.log.LogShards;
 import io.futureq.security.Permission;
 import io.futureq.security.Principal;
 import java.nio.ByteBuffer;
@@ -33,9 +34,9 @@ final class ConsoleReads {
   static final int PREVIEW_BYTES = 1024;
 
   private final AdminPowerApi admin;
-  private final BrokerStateMachine state;
+  private final LogShards state;
 
-  ConsoleReads(AdminPowerApi admin, BrokerStateMachine state) {
+  ConsoleReads(AdminPowerApi admin, LogShards state) {
     this.admin = admin;
     this.state = state;
   }

@@ -5,7 +5,7 @@ import io.futureq.api.CallAccess;
 import io.futureq.api.grpc.AdminPowerApi;
 import io.futureq.api.grpc.ProducerPowerApi;
 import io.futureq.config.BrokerSettings;
-import io.futureq.log.BrokerStateMachine;
+import io.futureq.log.LogShards;
 import io.futureq.tls.ReloadingTls;
 import java.time.Clock;
 import java.util.concurrent.CompletionStage;
@@ -31,13 +31,13 @@ public final class ConsoleServer {
    * @throws io.futureq.tls.PemException if TLS is on and its files do not read
    */
   public static CompletionStage<ServerBinding> bind(ActorSystem<?> system, BrokerSettings settings, CallAccess access,
-      BrokerStateMachine state, AdminPowerApi admin, ProducerPowerApi producer, Executor storageExecutor) {
+      LogShards state, AdminPowerApi admin, ProducerPowerApi producer, Executor storageExecutor) {
     Clock clock = Clock.systemUTC();
     ConsoleReads reads = new ConsoleReads(admin, state);
-    TimelineReader timeline = new TimelineReader(state.dueCounts(), storageExecutor);
+    TimelineReader timeline = new TimelineReader(state, storageExecutor);
     TimelineTopics topics = new TimelineTopics(reads, state);
     ConsoleContext context = new ConsoleContext(access, reads, new ConsoleActions(admin, producer),
-        new TopicListing(reads, state.dueCounts(), storageExecutor), topics, timeline,
+        new TopicListing(reads, state, storageExecutor), topics, timeline,
         new TimelineStream(timeline, topics, clock),
         new ConsoleOverview(reads, timeline, shown(settings), access.authenticationOn()), clock);
     ConsoleHandler handler = new ConsoleHandler(context, Materializer.matFromSystem(system));

@@ -3,6 +3,7 @@ package io.futureq.console;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.futureq.log.DueCounts;
+import io.futureq.log.LogShards;
 import io.futureq.log.TopicDueCounts;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -19,10 +20,10 @@ final class TimelineReader {
   static final int MAX_SERIES = 12;
   static final String OTHER_TOPICS = "(other topics)";
 
-  private final DueCounts counts;
+  private final LogShards counts;
   private final Executor executor;
 
-  TimelineReader(DueCounts counts, Executor executor) {
+  TimelineReader(LogShards counts, Executor executor) {
     this.counts = counts;
     this.executor = executor;
   }
@@ -31,7 +32,7 @@ final class TimelineReader {
     long nowSecond = Math.floorDiv(nowMs, 1000);
     List<CompletableFuture<Series>> reads = new ArrayList<>(topics.size());
     for (String topic : topics) {
-      reads.add(counts.of(topic, executor).thenApply(c -> new Series(topic,
+      reads.add(counts.dueCounts(topic, executor).thenApply(c -> new Series(topic,
           c.window(window.fromSecond(), window.stepSeconds(), window.points(), nowSecond))));
     }
     return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).thenApply(v -> {

@@ -1,7 +1,7 @@
 package io.futureq.console;
 
 import io.futureq.api.grpc.TopicSummary;
-import io.futureq.log.BrokerStateMachine;
+import io.futureq.log.LogShards;
 import io.futureq.security.Principal;
 import io.grpc.Status;
 import java.util.List;
@@ -15,9 +15,9 @@ import org.apache.pekko.grpc.javadsl.Metadata;
  */
 final class TimelineTopics {
   private final ConsoleReads reads;
-  private final BrokerStateMachine state;
+  private final LogShards state;
 
-  TimelineTopics(ConsoleReads reads, BrokerStateMachine state) {
+  TimelineTopics(ConsoleReads reads, LogShards state) {
     this.reads = reads;
     this.state = state;
   }

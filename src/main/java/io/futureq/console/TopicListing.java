@@ -3,7 +3,7 @@ package io.futureq.console;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.futureq.api.grpc.TopicSummary;
-import io.futureq.log.DueCounts;
+import io.futureq.log.LogShards;
 import io.futureq.log.TopicDueCounts;
 import io.futureq.security.Principal;
 import java.util.ArrayList;
@@ -20,10 +20,10 @@ final class TopicListing {
   static final int STATS_TOPICS = 50;
 
   private final ConsoleReads reads;
-  private final DueCounts counts;
+  private final LogShards counts;
   private final Executor executor;
 
-  TopicListing(ConsoleReads reads, DueCounts counts, Executor executor) {
+  TopicListing(ConsoleReads reads, LogShards counts, Executor executor) {
     this.reads = reads;
     this.counts = counts;
     this.executor = executor;
@@ -37,7 +37,7 @@ final class TopicListing {
       for (int i = 0; i < topics.size(); i++) {
         TopicSummary t = topics.get(i);
         ObjectNode row = (ObjectNode) out.get("topics").get(i);
-        parts.add(counts.of(t.getName(), executor).thenAccept(c -> {
+        parts.add(counts.dueCounts(t.getName(), executor).thenAccept(c -> {
           TopicDueCounts.Window w = c.window(Math.floorDiv(nowMs, 1000), 1, 60, Math.floorDiv(nowMs, 1000));
           row.put("nextDueMs", w.firstSecond() < 0 ? null : w.firstSecond() * 1000).put("overdue", w.overdue());
           long nextMinute = 0;

@@ -6,6 +6,7 @@ import io.futureq.log.Barrier;
 import io.futureq.log.CommandResult;
 import io.futureq.log.EventLog;
 import io.futureq.log.leader.LeaderWrites;
+import io.futureq.log.leader.LogLeader;
 import io.futureq.log.proto.JournalDelete;
 import io.futureq.log.proto.JournalEvent;
 import io.futureq.log.proto.JournalWrite;
@@ -47,8 +48,8 @@ import scala.jdk.javaapi.FutureConverters;
  * node's replica has applied it. A replica that is the leader, or a standalone log, has applied it already. The
  * write leader's recovery waits for {@link EventLog#readyToLead} instead.
  *
- * <p>The write leaders ({@link io.futureq.log.leader.LogLeader}, one persistence id per Raft term) are the one
- * exception: see {@link LeaderEntries}.
+ * <p>The write leaders ({@link LogLeader}, one persistence id per log shard and Raft term) are the one exception:
+ * see {@link LeaderEntries}; each writes to its own shard's log.
  * Every other actor's writes go through the binding's writer, i.e. through that leader.
  */
 public final class EventLogJournal extends AsyncWriteJournal {
@@ -73,7 +74,8 @@ public final class EventLogJournal extends AsyncWriteJournal {
     JournalWrite.Builder write = JournalWrite.newBuilder();
     for (AtomicWrite atomic : messages) {
       if (LeaderEntries.isLeader(atomic.persistenceId())) {
-        outcomes.add(LeaderEntries.write(backend.bound().log(), leaderWrites, atomic).toCompletableFuture());
+        outcomes.add(LeaderEntries.write(backend.bound(LogLeader.shardOf(atomic.persistenceId())).log(), leaderWrites,
+            atomic).toCompletableFuture());
         continue;
       }
       try {
@@ -135,7 +137,8 @@ public final class EventLogJournal extends AsyncWriteJournal {
       // Each term's leader is a persistent actor of its own, numbered from 1: Raft's term and index order its
       // entries. It recovers once its replica may lead (a Raft leader: the first entry of its term applied), so that
       // its first write is not refused as too early.
-      return FutureConverters.asScala(backend.bound().log().readyToLead(applyTimeout).thenApply(applied -> 0L));
+      return FutureConverters.asScala(backend.bound(LogLeader.shardOf(persistenceId)).log().readyToLead(applyTimeout)
+          .thenApply(applied -> 0L));
     }
     CompletionStage<Long> caughtUp = Barrier.applied(backend.bound().writer(), backend.bound().log(), applyTimeout);
     CompletionStage<Long> highest = caughtUp

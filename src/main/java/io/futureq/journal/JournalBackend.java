@@ -4,20 +4,23 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import io.futureq.log.EventLog;
 import io.futureq.storage.OrderedStore;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Extension;
 import org.apache.pekko.actor.typed.ExtensionId;
 
 /**
- * Hands the node's {@link EventLog}s and {@link OrderedStore} to {@link EventLogJournal}, which Pekko creates by
- * reflection and so cannot receive them as constructor arguments.
+ * Hands the node's {@link EventLog}s and {@link OrderedStore}s, one of each per log shard, to {@link EventLogJournal},
+ * which Pekko creates by reflection and so cannot receive them as constructor arguments. Each shard's write leaders
+ * persist to their shard's log; every other persistent actor journals in shard 0.
  *
  * <p>Contract: the composition root calls {@link #bind} once, right after it created the event log and before any
  * persistent actor starts; a journal used before that fails its requests with {@link IllegalStateException}.
  * Safe from any thread.
  */
 public final class JournalBackend implements Extension {
-  private volatile Bound bound;
+  private final Map<Integer, Bound> bound = new ConcurrentHashMap<>();
 
   /**
    * @param log the log itself: the write leader's entries and its recovery barrier go there
@@ -50,21 +53,33 @@ public final class JournalBackend implements Extension {
     bind(eventLog, eventLog, store);
   }
 
-  /**
-   * Makes the journal write the write leader's entries to {@code log}, other actors' events through
-   * {@code writer}, and read from {@code store}, the store that log applies to.
-   */
+  /** As {@link #bind(int, EventLog, EventLog, OrderedStore)} for log shard 0. */
   public void bind(EventLog log, EventLog writer, OrderedStore store) {
+    bind(0, log, writer, store);
+  }
+
+  /**
+   * Makes the journal write the entries of log shard {@code shard}'s write leaders to {@code log} and read from
+   * {@code store}, the store that log applies to; for shard 0, besides, other actors' events go through
+   * {@code writer}.
+   */
+  public void bind(int shard, EventLog log, EventLog writer, OrderedStore store) {
     if (log == null || writer == null || store == null) {
       throw new IllegalArgumentException("the journal needs an event log, a writer and a store");
     }
-    this.bound = new Bound(log, writer, store);
+    bound.put(shard, new Bound(log, writer, store));
   }
 
+  /** Shard 0's binding: where every persistent actor but the write leaders journals. */
   Bound bound() {
-    Bound b = bound;
+    return bound(0);
+  }
+
+  Bound bound(int shard) {
+    Bound b = bound.get(shard);
     if (b == null) {
-      throw new IllegalStateException("the journal backend is not bound: Node binds it after creating the event log");
+      throw new IllegalStateException("the journal backend is not bound for log shard " + shard + ": Node binds it "
+          + "after creating the event log");
     }
     return b;
   }

@@ -1,8 +1,8 @@
 package io.futureq.topic;
 
 import io.futureq.log.GroupRegistry;
+import io.futureq.log.LogShards;
 import io.futureq.metrics.GroupMetrics;
-import io.futureq.storage.OrderedStore;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -23,16 +23,17 @@ import kamon.Kamon;
 public final class GroupBacklogGauges implements Runnable, AutoCloseable {
   private static final double MILLIS = 1e3;
 
-  private final OrderedStore store;
+  private final LogShards shards;
   private final long bucketMs;
   private final LocalTopics topics;
   private final InstantSource clock;
   /** The groups sampled, by (topic, group), in name order. */
   private final Map<List<String>, GroupMetrics> held = new TreeMap<>(GroupBacklogGauges::compare);
 
-  public GroupBacklogGauges(OrderedStore store, long bucketMs, LocalTopics topics, InstantSource clock) {
-    this.store = store;
-    this.bucketMs = bucketMs;
+  /** Reads each hosted topic from its log shard's store. */
+  public GroupBacklogGauges(LogShards shards, LocalTopics topics, InstantSource clock) {
+    this.shards = shards;
+    this.bucketMs = shards.bucketMs();
     this.topics = topics;
     this.clock = clock;
   }
@@ -42,7 +43,7 @@ public final class GroupBacklogGauges implements Runnable, AutoCloseable {
   public void run() {
     Map<String, List<String>> groups = new TreeMap<>();
     for (String topic : new TreeSet<>(topics.names())) {
-      List<String> registered = GroupRegistry.read(store, topic);
+      List<String> registered = GroupRegistry.read(shards.of(topic).store(), topic);
       if (!registered.isEmpty()) {
         groups.put(topic, new ArrayList<>(new TreeSet<>(registered)));
       }
@@ -68,7 +69,7 @@ public final class GroupBacklogGauges implements Runnable, AutoCloseable {
       }
     }
     own.forEach((topic, names) -> {
-      for (GroupBacklog b : GroupBacklogReader.read(store, topic, names, bucketMs, now)) {
+      for (GroupBacklog b : GroupBacklogReader.read(shards.of(topic).store(), topic, names, bucketMs, now)) {
         held.get(List.of(topic, b.group())).backlog(b.lag(), b.oldestUnackedDueAgeMs() / MILLIS);
       }
     });

@@ -8,7 +8,10 @@ import io.futureq.storage.OrderedStore;
 import java.time.Duration;
 import java.util.concurrent.Executor;
 
-/** What every topic entity shares: settings, storage, the event log and the storage executor. */
+/**
+ * What the topic entities of one log shard share: settings, the shard's store and event log, and the node's storage
+ * executor, wake timer and local topics.
+ */
 public record TopicContext(
     TopicSettings settings,
     GroupSettings groupSettings,

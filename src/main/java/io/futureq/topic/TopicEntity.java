@@ -9,6 +9,7 @@ import io.futureq.serialization.CborSerializable;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -124,8 +125,13 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
   record ExpiryDone(int count, boolean more, long nextExpiryMs, Throwable failure) implements Command {}
 
   public static void init(ClusterSharding sharding, TopicContext context) {
-    sharding.init(Entity.of(ENTITY_KEY,
-        entity -> create(entity.getEntityId(), context, entity.getShard(), InstantSource.system())));
+    init(sharding, topic -> context);
+  }
+
+  /** Each topic's entity gets the context of its log shard ({@code contexts} by topic name). */
+  public static void init(ClusterSharding sharding, Function<String, TopicContext> contexts) {
+    sharding.init(Entity.of(ENTITY_KEY, entity -> create(entity.getEntityId(), contexts.apply(entity.getEntityId()),
+        entity.getShard(), InstantSource.system())));
   }
 
   /**

@@ -10,6 +10,7 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.apache.pekko.actor.typed.receptionist.Receptionist;
+import org.apache.pekko.actor.typed.receptionist.ServiceKey;
 
 /**
  * Runs this node's {@link LogLeader} while this node's replica leads the Raft group, and only then: told
@@ -62,10 +63,15 @@ public final class LeaderPlacement extends AbstractBehavior<LeaderPlacement.Comm
    * @param maxBytes most bytes of commands in one persist
    */
   public static Behavior<Command> create(Leadership leadership, int maxCommands, long maxBytes) {
+    return create(leadership, 0, maxCommands, maxBytes);
+  }
+
+  /** As above, for the leaders of log shard {@code shard}. */
+  public static Behavior<Command> create(Leadership leadership, int shard, int maxCommands, long maxBytes) {
     return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> {
       ActorRef<Command> self = ctx.getSelf();
       leadership.onLeadership(term -> self.tell(new Lead(term)), () -> self.tell(new Follow()));
-      return new LeaderPlacement(ctx, timers, maxCommands, maxBytes);
+      return new LeaderPlacement(ctx, timers, shard, maxCommands, maxBytes);
     }));
   }
 
@@ -75,16 +81,20 @@ public final class LeaderPlacement extends AbstractBehavior<LeaderPlacement.Comm
   }
 
   private final TimerScheduler<Command> timers;
+  private final int shard;
+  private final ServiceKey<LogLeader.Command> serviceKey;
   private final int maxCommands;
   private final long maxBytes;
   private ActorRef<LogLeader.Command> current;
   private long currentTerm = -1;
   private long incarnations;
 
-  private LeaderPlacement(ActorContext<Command> ctx, TimerScheduler<Command> timers, int maxCommands,
+  private LeaderPlacement(ActorContext<Command> ctx, TimerScheduler<Command> timers, int shard, int maxCommands,
       long maxBytes) {
     super(ctx);
     this.timers = timers;
+    this.shard = shard;
+    this.serviceKey = LogLeader.serviceKey(shard);
     this.maxCommands = maxCommands;
     this.maxBytes = maxBytes;
   }
@@ -119,11 +129,12 @@ public final class LeaderPlacement extends AbstractBehavior<LeaderPlacement.Comm
   }
 
   private void spawn(long term) {
-    current = getContext().spawn(LogLeader.create(term, maxCommands, maxBytes),
+    current = getContext().spawn(LogLeader.create(shard, term, maxCommands, maxBytes),
         leaderName(term, incarnations++));
     getContext().watchWith(current, new LeaderStopped(current));
-    getContext().getSystem().receptionist().tell(Receptionist.register(LogLeader.SERVICE_KEY, current));
-    getContext().getLog().info("This node's write leader {} runs for Raft term {}", current.path().name(), term);
+    getContext().getSystem().receptionist().tell(Receptionist.register(serviceKey, current));
+    getContext().getLog().info("This node's write leader {} of log shard {} runs for Raft term {}",
+        current.path().name(), shard, term);
   }
 
   /** A leader of the term this node still leads in stopped on its own: the log failed its entry. */
@@ -141,7 +152,7 @@ public final class LeaderPlacement extends AbstractBehavior<LeaderPlacement.Comm
     if (current == null) {
       return;
     }
-    getContext().getSystem().receptionist().tell(Receptionist.deregister(LogLeader.SERVICE_KEY, current));
+    getContext().getSystem().receptionist().tell(Receptionist.deregister(serviceKey, current));
     current.tell(new LogLeader.Resign());
     current = null;
   }

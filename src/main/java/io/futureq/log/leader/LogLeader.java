@@ -43,9 +43,12 @@ import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
  * applied) and of those waiting (not applied); its placement starts another while its node leads.
  */
 public final class LogLeader extends EventSourcedBehavior<LogLeader.Command, LogCommand, LogLeader.State> {
-  /** How writers find the leader; names order the leaders listed at once during a handover (see placement). */
-  public static final ServiceKey<Command> SERVICE_KEY = ServiceKey.create(Command.class, "futureq-log-leader");
-  /** The persistence id of the leader of term T is this prefix and T; the journal special-cases those ids. */
+  /** How writers find shard 0's leader; names order the leaders listed at once during a handover (see placement). */
+  public static final ServiceKey<Command> SERVICE_KEY = serviceKey(0);
+  /**
+   * The persistence id of shard 0's leader of term T is this prefix and T, shard n's this prefix, {@code s<n>-} and
+   * T; the journal special-cases those ids.
+   */
   public static final String PERSISTENCE_ID_PREFIX = "futureq-log-leader-";
 
   /** What the leader accepts. */
@@ -95,9 +98,14 @@ public final class LogLeader extends EventSourcedBehavior<LogLeader.Command, Log
   /** The leader's state: the Raft term it writes in, which fences its entries. Raft's log is the record. */
   public record State(long term) {}
 
-  /** The persistence id of the leader of {@code term}. */
-  static String persistenceIdOf(long term) {
-    return PERSISTENCE_ID_PREFIX + term;
+  /** How writers find the leaders of log shard {@code shard}. */
+  public static ServiceKey<Command> serviceKey(int shard) {
+    return ServiceKey.create(Command.class, shard == 0 ? "futureq-log-leader" : "futureq-log-leader-s" + shard);
+  }
+
+  /** The persistence id of the leader of {@code term} of log shard {@code shard}. */
+  static String persistenceIdOf(int shard, long term) {
+    return PERSISTENCE_ID_PREFIX + (shard == 0 ? "" : "s" + shard + "-") + term;
   }
 
   /** The term a leader's persistence id names, or -1 for any other id. */
@@ -105,20 +113,44 @@ public final class LogLeader extends EventSourcedBehavior<LogLeader.Command, Log
     if (!persistenceId.startsWith(PERSISTENCE_ID_PREFIX)) {
       return -1;
     }
+    String rest = persistenceId.substring(PERSISTENCE_ID_PREFIX.length());
+    if (rest.startsWith("s") && rest.indexOf('-') > 0) {
+      rest = rest.substring(rest.indexOf('-') + 1);
+    }
     try {
-      return Long.parseLong(persistenceId.substring(PERSISTENCE_ID_PREFIX.length()));
+      return Long.parseLong(rest);
     } catch (NumberFormatException e) {
       return -1;
     }
   }
 
+  /** The log shard a leader's persistence id names (0 for any id that names none). */
+  public static int shardOf(String persistenceId) {
+    String rest = persistenceId.startsWith(PERSISTENCE_ID_PREFIX)
+        ? persistenceId.substring(PERSISTENCE_ID_PREFIX.length()) : "";
+    if (!rest.startsWith("s") || rest.indexOf('-') < 0) {
+      return 0;
+    }
+    try {
+      return Integer.parseInt(rest.substring(1, rest.indexOf('-')));
+    } catch (NumberFormatException e) {
+      return 0;
+    }
+  }
+
+  /** The leader of log shard 0; see {@link #create(int, long, int, long)}. */
+  public static Behavior<Command> create(long term, int maxCommands, long maxBytes) {
+    return create(0, term, maxCommands, maxBytes);
+  }
+
   /**
+   * @param shard the log shard it writes to
    * @param term the Raft term this leader writes in (standalone {@code BrokerStateMachine.STANDALONE_TERM})
    * @param maxCommands most commands in one persist
    * @param maxBytes most bytes of commands in one persist (a command larger than that goes alone)
    */
-  public static Behavior<Command> create(long term, int maxCommands, long maxBytes) {
-    return Behaviors.setup(ctx -> new LogLeader(ctx, term, maxCommands, maxBytes));
+  public static Behavior<Command> create(int shard, long term, int maxCommands, long maxBytes) {
+    return Behaviors.setup(ctx -> new LogLeader(ctx, shard, term, maxCommands, maxBytes));
   }
 
   private final ActorContext<Command> ctx;
@@ -133,8 +165,8 @@ public final class LogLeader extends EventSourcedBehavior<LogLeader.Command, Log
   private LeaderWrites.Pending inFlight;
   private boolean flushScheduled;
 
-  private LogLeader(ActorContext<Command> ctx, long term, int maxCommands, long maxBytes) {
-    super(PersistenceId.ofUniqueId(persistenceIdOf(term)));
+  private LogLeader(ActorContext<Command> ctx, int shard, long term, int maxCommands, long maxBytes) {
+    super(PersistenceId.ofUniqueId(persistenceIdOf(shard, term)));
     this.ctx = ctx;
     this.term = term;
     this.writes = LeaderWrites.get(ctx.getSystem());

@@ -22,6 +22,7 @@ import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
 import org.apache.pekko.actor.typed.receptionist.Receptionist;
+import org.apache.pekko.actor.typed.receptionist.ServiceKey;
 
 /**
  * Every node's way to the write leader, one per node: each command goes to the {@link LogLeader} the receptionist
@@ -51,10 +52,17 @@ public final class WriteRouter extends AbstractBehavior<WriteRouter.Command> {
   /** A command forwarded to a leader on another node, not answered yet. */
   private record Forwarded(LogLeader.Append append, ActorRef<LogLeader.Command> leader) {}
 
+  /** The router to log shard 0's leaders. */
   public static Behavior<Command> create() {
-    return Behaviors.setup(WriteRouter::new);
+    return create(0);
   }
 
+  /** The router to the leaders of log shard {@code shard}. */
+  public static Behavior<Command> create(int shard) {
+    return Behaviors.setup(ctx -> new WriteRouter(ctx, LogLeader.serviceKey(shard)));
+  }
+
+  private final ServiceKey<LogLeader.Command> serviceKey;
   private final ActorRef<LogLeader.Forwarded> answers;
   private final Deque<LogLeader.Append> waitingForLeader = new ArrayDeque<>();
   /** By id; an entry leaves when answered, or when its caller stopped waiting (on the caller's thread). */
@@ -68,11 +76,12 @@ public final class WriteRouter extends AbstractBehavior<WriteRouter.Command> {
   private ActorRef<LogLeader.Command> leader;
   private long nextId;
 
-  private WriteRouter(ActorContext<Command> ctx) {
+  private WriteRouter(ActorContext<Command> ctx, ServiceKey<LogLeader.Command> serviceKey) {
     super(ctx);
+    this.serviceKey = serviceKey;
     this.answers = ctx.messageAdapter(LogLeader.Forwarded.class, Answered::new);
     ActorRef<Receptionist.Listing> listings = ctx.messageAdapter(Receptionist.Listing.class, LeadersListed::new);
-    ctx.getSystem().receptionist().tell(Receptionist.subscribe(LogLeader.SERVICE_KEY, listings));
+    ctx.getSystem().receptionist().tell(Receptionist.subscribe(serviceKey, listings));
   }
 
   @Override
@@ -95,7 +104,7 @@ public final class WriteRouter extends AbstractBehavior<WriteRouter.Command> {
   }
 
   private Behavior<Command> onLeadersListed(LeadersListed listed) {
-    ActorRef<LogLeader.Command> latest = listed.listing().getServiceInstances(LogLeader.SERVICE_KEY).stream()
+    ActorRef<LogLeader.Command> latest = listed.listing().getServiceInstances(serviceKey).stream()
         .max(Comparator.comparing(ref -> ref.path().name())).orElse(null);
     if (Objects.equals(latest, leader)) {
       return this;

@@ -14,6 +14,7 @@ import org.apache.ratis.proto.RaftProtos.StartLeaderElectionReplyProto;
 import org.apache.ratis.proto.RaftProtos.StartLeaderElectionRequestProto;
 import org.apache.ratis.protocol.GroupInfoReply;
 import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.retry.RetryPolicies;
@@ -49,14 +50,17 @@ final class EarlyElection implements PeerProcessWatch.Listener, Closeable {
   private static final Duration ASK_TIMEOUT = Duration.ofMillis(500);
 
   private final RaftServer server;
+  private final RaftGroupId groupId;
   private final RaftProperties askProperties;
   private final Parameters parameters;
   private final AtomicLong callIds = new AtomicLong();
   private RaftClient client;
   private RaftGroup clientGroup;
 
-  EarlyElection(RaftServer server, RaftProperties properties, Parameters parameters) {
+  /** @param groupId the group (log shard) whose leader it replaces */
+  EarlyElection(RaftServer server, RaftGroupId groupId, RaftProperties properties, Parameters parameters) {
     this.server = server;
+    this.groupId = groupId;
     this.askProperties = new RaftProperties(properties);
     RaftClientConfigKeys.Rpc.setRequestTimeout(askProperties, RaftServerFactory.time(ASK_TIMEOUT));
     this.parameters = parameters;
@@ -65,7 +69,7 @@ final class EarlyElection implements PeerProcessWatch.Listener, Closeable {
   @Override
   public void gone(String id) {
     try {
-      RaftServer.Division division = server.getDivision(RaftServerFactory.GROUP_ID);
+      RaftServer.Division division = server.getDivision(groupId);
       DivisionInfo info = division.getInfo();
       if (!info.isFollower() || info.getLeaderId() == null || !id.equals(info.getLeaderId().toString())) {
         return; // not this node's leader that died, or this node does not follow one
@@ -103,7 +107,7 @@ final class EarlyElection implements PeerProcessWatch.Listener, Closeable {
   @Override
   public void connected(String id) {
     try {
-      RaftServer.Division division = server.getDivision(RaftServerFactory.GROUP_ID);
+      RaftServer.Division division = server.getDivision(groupId);
       division.getRaftConf().getCurrentPeers().stream().filter(p -> p.getId().toString().equals(id)).findFirst()
           .ifPresent(peer -> lastEntry(division, peer));
     } catch (IOException e) {
@@ -113,7 +117,7 @@ final class EarlyElection implements PeerProcessWatch.Listener, Closeable {
 
   private TermIndex lastEntry(RaftServer.Division division, RaftPeer peer) {
     try {
-      GroupInfoReply reply = client(division).getGroupManagementApi(peer.getId()).info(RaftServerFactory.GROUP_ID);
+      GroupInfoReply reply = client(division).getGroupManagementApi(peer.getId()).info(groupId);
       return reply.getLogInfoProto().hasLastEntry() ? TermIndex.valueOf(reply.getLogInfoProto().getLastEntry())
           : null;
     } catch (IOException | RuntimeException e) {
@@ -126,7 +130,7 @@ final class EarlyElection implements PeerProcessWatch.Listener, Closeable {
    * again when the group's members change, as a client only reaches the peers it was built with.
    */
   private synchronized RaftClient client(RaftServer.Division division) throws IOException {
-    RaftGroup group = RaftGroup.valueOf(RaftServerFactory.GROUP_ID, division.getRaftConf().getCurrentPeers());
+    RaftGroup group = RaftGroup.valueOf(groupId, division.getRaftConf().getCurrentPeers());
     if (client == null || !group.equals(clientGroup)) {
       close();
       client = RaftClient.newBuilder().setRaftGroup(group).setProperties(askProperties).setParameters(parameters)
@@ -150,7 +154,7 @@ final class EarlyElection implements PeerProcessWatch.Listener, Closeable {
         .setServerRequest(RaftRpcRequestProto.newBuilder()
             .setRequestorId(RaftPeerId.valueOf(deadLeader).toByteString())
             .setReplyId(server.getId().toByteString())
-            .setRaftGroupId(RaftGroupIdProto.newBuilder().setId(RaftServerFactory.GROUP_ID.toByteString()))
+            .setRaftGroupId(RaftGroupIdProto.newBuilder().setId(groupId.toByteString()))
             .setCallId(callIds.incrementAndGet()))
         .setLeaderLastEntry(own.toProto())
         .build();

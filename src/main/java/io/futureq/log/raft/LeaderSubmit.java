@@ -22,6 +22,7 @@ import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftClientRequest;
+import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.exceptions.LeaderNotReadyException;
 import org.apache.ratis.protocol.exceptions.NotLeaderException;
@@ -48,6 +49,7 @@ final class LeaderSubmit {
       CompletableFuture<LeaderAck> onLeaderDisk) {}
 
   private final RaftPeerId self;
+  private final RaftGroupId groupId;
   private final Duration timeout;
   private final ClientId clientId = ClientId.randomId();
   private final AtomicLong callIds = new AtomicLong();
@@ -56,8 +58,9 @@ final class LeaderSubmit {
 
   private volatile RaftServer server;
 
-  LeaderSubmit(RaftPeerId self, Duration timeout) {
+  LeaderSubmit(RaftPeerId self, RaftGroupId groupId, Duration timeout) {
     this.self = self;
+    this.groupId = groupId;
     this.timeout = timeout;
   }
 
@@ -72,7 +75,7 @@ final class LeaderSubmit {
     unclaimed.put(callId, submitted);
     byte[] entry = LogEntry.newBuilder().addCommands(command).build().toByteArray();
     RaftClientRequest request = RaftClientRequest.newBuilder().setClientId(clientId).setServerId(self)
-        .setGroupId(RaftServerFactory.GROUP_ID).setCallId(callId)
+        .setGroupId(groupId).setCallId(callId)
         .setMessage(Message.valueOf(UnsafeByteOperations.unsafeWrap(entry)))
         .setType(RaftClientRequest.writeRequestType()).build();
     CompletableFuture<RaftClientReply> reply;

@@ -20,6 +20,7 @@ import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.protocol.GroupInfoReply;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.SetConfigurationRequest;
@@ -41,6 +42,8 @@ final class Membership implements AutoCloseable {
   private static final Duration POLL = Duration.ofMillis(200);
 
   private final RaftServer server;
+  private final RaftServerFactory.LeaderSpread spread;
+  private final RaftGroupId groupId;
   private final Supplier<RaftGroup> group;
   private final RaftProperties properties;
   private final Parameters parameters;
@@ -52,9 +55,11 @@ final class Membership implements AutoCloseable {
   });
 
   /** {@code group} is the group to send requests to, as this node knows it now; {@code parameters} carry TLS. */
-  Membership(RaftServer server, Supplier<RaftGroup> group, RaftProperties properties, Parameters parameters,
-      Duration timeout) {
+  Membership(RaftServer server, RaftServerFactory.LeaderSpread spread, Supplier<RaftGroup> group,
+      RaftProperties properties, Parameters parameters, Duration timeout) {
     this.server = server;
+    this.spread = spread;
+    this.groupId = spread.groupId();
     this.group = group;
     this.properties = properties;
     this.parameters = parameters;
@@ -157,7 +162,8 @@ final class Membership implements AutoCloseable {
       reply = client.admin().setConfiguration(SetConfigurationRequest.Arguments.newBuilder()
           .setMode(SetConfigurationRequest.Mode.COMPARE_AND_SET)
           .setServersInCurrentConf(peers(current.servers())).setListenersInCurrentConf(peers(current.listeners()))
-          .setServersInNewConf(peers(target.servers())).setListenersInNewConf(peers(target.listeners())).build());
+          .setServersInNewConf(spread.peers(target.servers())).setListenersInNewConf(peers(target.listeners()))
+          .build());
     } catch (SetConfigurationException | ReconfigurationInProgressException e) {
       return e;
     }
@@ -190,7 +196,7 @@ final class Membership implements AutoCloseable {
   }
 
   private GroupInfoReply leaderInfo(RaftClient client) throws IOException, InterruptedException {
-    return client.getGroupManagementApi(leader()).info(RaftServerFactory.GROUP_ID);
+    return client.getGroupManagementApi(leader()).info(groupId);
   }
 
   /** The leader as this node knows it, waiting up to the request timeout while an election runs. */
@@ -216,7 +222,7 @@ final class Membership implements AutoCloseable {
   }
 
   private RaftServer.Division division() throws IOException {
-    return server.getDivision(RaftServerFactory.GROUP_ID);
+    return server.getDivision(groupId);
   }
 
   private static long commitIndexOf(GroupInfoReply info, String id) {

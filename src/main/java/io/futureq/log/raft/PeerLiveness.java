@@ -8,31 +8,44 @@ import java.util.function.Consumer;
 /**
  * What this node does about peers whose process died, with
  * {@link io.futureq.config.RaftSettings#watchPeerProcesses()} on: the {@link PeerProcessWatch} reports each death
- * to the listeners (the cluster's downing of the crashed member), then to the {@link EarlyElection}. Whatever the
- * setting, it answers whether the voters still alive are a majority.
+ * to the listeners (the cluster's downing of the crashed member), then to each log shard's {@link EarlyElection}
+ * (one node watches its peers once, for all its shards). Whatever the setting, it answers whether the voters still
+ * alive are a majority.
  */
 final class PeerLiveness implements AutoCloseable {
   private final ReplicaView replica;
-  private final EarlyElection earlyElection;
+  private final List<EarlyElection> elections;
   private final List<Consumer<String>> goneListeners = new CopyOnWriteArrayList<>();
   /** Null unless peer processes are watched. */
   private final PeerProcessWatch watch;
 
-  /** @param watch whether to watch the peers' processes; without, no peer is ever seen gone */
-  PeerLiveness(boolean watch, ReplicaView replica, EarlyElection earlyElection) {
+  /**
+   * @param watch whether to watch the peers' processes; without, no peer is ever seen gone
+   * @param elections one per log shard, told of each death and each connection
+   */
+  PeerLiveness(boolean watch, ReplicaView replica, List<EarlyElection> elections) {
     this.replica = replica;
-    this.earlyElection = earlyElection;
+    this.elections = List.copyOf(elections);
     this.watch = watch ? PeerProcessWatch.start(replica::otherPeers, new PeerProcessWatch.Listener() {
       @Override
       public void gone(String id) {
         // Downing first: it only sends, while the early election waits for the survivors' answers.
         goneListeners.forEach(listener -> listener.accept(id));
-        earlyElection.gone(id);
+        // Each shard's election waits for its survivors' answers: side by side, so the last shard is not later.
+        for (int k = 1; k < elections.size(); k++) {
+          EarlyElection election = elections.get(k);
+          Thread thread = new Thread(() -> election.gone(id), "futureq-early-election-s" + k);
+          thread.setDaemon(true);
+          thread.start();
+        }
+        if (!elections.isEmpty()) {
+          elections.get(0).gone(id);
+        }
       }
 
       @Override
       public void connected(String id) {
-        earlyElection.connected(id);
+        elections.forEach(election -> election.connected(id));
       }
     }) : null;
   }
@@ -53,10 +66,12 @@ final class PeerLiveness implements AutoCloseable {
     if (watch != null) {
       watch.close();
     }
-    try {
-      earlyElection.close();
-    } catch (IOException e) {
-      // its client only asked peers for their last entry: nothing to lose
+    for (EarlyElection election : elections) {
+      try {
+        election.close();
+      } catch (IOException e) {
+        // its client only asked peers for their last entry: nothing to lose
+      }
     }
   }
 }

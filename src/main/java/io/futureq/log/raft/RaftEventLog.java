@@ -13,6 +13,8 @@ import io.futureq.storage.OrderedStore;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
@@ -46,6 +48,7 @@ public final class RaftEventLog implements EventLog {
   /** Protobuf framing of one command inside an entry: tag and length. */
   private static final int COMMAND_FRAMING = 8;
   private final RaftSettings settings;
+  private final int shard;
   private final RaftServer server;
   private final ReplicaView replica;
   private final RatisStateMachine stateMachine;
@@ -57,21 +60,26 @@ public final class RaftEventLog implements EventLog {
   private final PeerLiveness peers;
   private volatile boolean closed;
 
-  /** Built by {@link ReplicaStartup} once the server runs; starts the lease and, if set, the peer watch. */
-  RaftEventLog(RaftSettings settings, RaftServer server, ReplicaView replica, RatisStateMachine stateMachine,
-      LeaderSubmit submissions, ReplicaSubmit ownCommands, Membership membership, EarlyElection earlyElection) {
+  /**
+   * Built by {@link ReplicaStartup} once the server runs; starts the lease. Shard 0's log closes the server, and
+   * {@code peers} with it.
+   */
+  RaftEventLog(RaftSettings settings, int shard, RaftServer server, ReplicaView replica,
+      RatisStateMachine stateMachine, LeaderSubmit submissions, ReplicaSubmit ownCommands, Membership membership,
+      PeerLiveness peers) {
     this.settings = settings;
+    this.shard = shard;
     this.submissions = submissions;
     this.server = server;
     this.replica = replica;
     this.stateMachine = stateMachine;
     this.ownCommands = ownCommands;
     this.membership = membership;
-    this.lease = ReplicaLease.start(server, settings.electionTimeout(),
+    this.lease = ReplicaLease.start(server, RaftServerFactory.groupId(shard), settings.electionTimeout(),
         () -> Barrier.applied(this, this, settings.requestTimeout()));
     this.catchUp = new CatchUpSinceStart(() -> Barrier.applied(this, this, settings.requestTimeout()), lease,
         replica);
-    this.peers = new PeerLiveness(settings.watchPeerProcesses(), replica, earlyElection);
+    this.peers = peers;
   }
 
   /**
@@ -115,8 +123,30 @@ public final class RaftEventLog implements EventLog {
   static RaftEventLog start(RaftSettings settings, OrderedStore store, BrokerStateMachine stateMachine,
       WriteQueueLimit limit, AppliedListener listener, LongConsumer applyNanos, Consumer<Throwable> onFatal,
       Consumer<RaftProperties> tuning) {
-    return ReplicaStartup.start(settings, store, stateMachine, limit, listener, applyNanos, onFatal,
-        tuning);
+    return ReplicaStartup.start(settings, List.of(new ReplicaStartup.Shard(store, stateMachine, listener)), limit,
+        applyNanos, onFatal, tuning).get(0);
+  }
+
+  /**
+   * As {@link #start(RaftSettings, OrderedStore, BrokerStateMachine, WriteQueueLimit, AppliedListener, LongConsumer,
+   * Consumer)} for several log shards: one Ratis server, one group per shard, each shard's replica applying to its
+   * own store ({@code stores}, {@code stateMachines} and {@code listeners} by shard).
+   *
+   * @return each shard's log, by shard; close them in reverse order (shard 0's closes the server)
+   */
+  public static List<RaftEventLog> startShards(RaftSettings settings, List<OrderedStore> stores,
+      List<BrokerStateMachine> stateMachines, List<AppliedListener> listeners, WriteQueueLimit limit,
+      LongConsumer applyNanos, Consumer<Throwable> onFatal) {
+    List<ReplicaStartup.Shard> shards = new ArrayList<>();
+    for (int k = 0; k < stores.size(); k++) {
+      shards.add(new ReplicaStartup.Shard(stores.get(k), stateMachines.get(k), listeners.get(k)));
+    }
+    return ReplicaStartup.start(settings, shards, limit, applyNanos, onFatal, properties -> { });
+  }
+
+  /** The log shard this is. */
+  public int shard() {
+    return shard;
   }
 
   /**
@@ -273,7 +303,10 @@ public final class RaftEventLog implements EventLog {
     return membership.handOverLeadership();
   }
 
-  /** Commits and answers everything appended so far (within twice the request timeout), then stops the server. */
+  /**
+   * Commits and answers everything appended so far (within twice the request timeout); shard 0's log then stops the
+   * server, with every shard's division.
+   */
   @Override
   public void close() {
     if (closed) {
@@ -286,10 +319,12 @@ public final class RaftEventLog implements EventLog {
       ownCommands.close();
       membership.close();
     } finally {
-      try {
-        server.close();
-      } catch (IOException e) {
-        throw new UncheckedIOException("closing the Raft server of " + settings.nodeId() + " failed", e);
+      if (shard == 0) {
+        try {
+          server.close();
+        } catch (IOException e) {
+          throw new UncheckedIOException("closing the Raft server of " + settings.nodeId() + " failed", e);
+        }
       }
     }
   }

@@ -5,6 +5,7 @@ import io.futureq.config.RaftSettings;
 import io.futureq.tls.PemFiles;
 import io.futureq.tls.TlsContexts;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,7 +39,7 @@ import org.apache.ratis.util.TimeDuration;
 
 /** Turns {@link RaftSettings} into Ratis properties, the group, a server and clients. */
 final class RaftServerFactory {
-  /** The one Raft group of a FutureQ cluster; fixed, so every node derives the same id. */
+  /** The Raft group of log shard 0 (the one group of a cluster before shards); fixed, so every node derives it. */
   static final RaftGroupId GROUP_ID = RaftGroupId.valueOf(UUID.fromString("5f0d3a52-7c1e-4b8e-9d27-f0e0a1c2b3d4"));
   /** Room for framing beyond an entry's commands in Ratis buffers and gRPC messages. */
   private static final long FRAMING_BYTES = 1L << 20;
@@ -61,29 +62,53 @@ final class RaftServerFactory {
 
   private RaftServerFactory() {}
 
-  static RaftGroup group(RaftSettings settings) {
-    List<RaftPeer> peers = new ArrayList<>();
-    for (Map.Entry<String, String> peer : settings.peers().entrySet()) {
-      peers.add(peer(peer.getKey(), peer.getValue()));
-    }
-    return RaftGroup.valueOf(GROUP_ID, peers);
+  /** The Raft group of log shard {@code shard}: shard 0's as it always was, the others' derived from their number. */
+  static RaftGroupId groupId(int shard) {
+    return shard == 0 ? GROUP_ID : RaftGroupId.valueOf(UUID.nameUUIDFromBytes(("futureq-log-shard-" + shard)
+        .getBytes(StandardCharsets.UTF_8)));
+  }
+
+  /** The configured voters of shard {@code shard}'s group, each with its {@linkplain #priority priority}. */
+  static RaftGroup group(RaftSettings settings, LeaderSpread spread) {
+    return RaftGroup.valueOf(spread.groupId(), spread.peers(settings.peers()));
   }
 
   /**
    * The group a server starts with when its storage has none. A joining node starts with no peers, so
    * Ratis keeps it out of elections until a leader adds it (as its own tests start new peers).
    */
-  static RaftGroup initialGroup(RaftSettings settings) {
-    return settings.join() ? RaftGroup.valueOf(GROUP_ID) : group(settings);
+  static RaftGroup initialGroup(RaftSettings settings, LeaderSpread spread) {
+    return settings.join() ? RaftGroup.valueOf(spread.groupId()) : group(settings, spread);
   }
 
   /** The group as this node's server knows it now (peers added since start-up included), else as configured. */
-  static RaftGroup currentGroup(RaftServer server, RaftSettings settings) {
+  static RaftGroup currentGroup(RaftServer server, RaftSettings settings, LeaderSpread spread) {
     try {
-      Collection<RaftPeer> peers = server.getDivision(GROUP_ID).getRaftConf().getCurrentPeers();
-      return peers.isEmpty() ? group(settings) : RaftGroup.valueOf(GROUP_ID, peers);
+      Collection<RaftPeer> peers = server.getDivision(spread.groupId()).getRaftConf().getCurrentPeers();
+      return peers.isEmpty() ? group(settings, spread) : RaftGroup.valueOf(spread.groupId(), peers);
     } catch (IOException e) {
-      return group(settings);
+      return group(settings, spread);
+    }
+  }
+
+  /**
+   * Which node each log shard's group prefers as its leader, so that the shards' leaderships spread over the nodes:
+   * of the voters sorted by id, shard s prefers the one at s modulo their number, by a higher Ratis priority. A
+   * leader of lower priority hands leadership to a preferred voter once it has caught up, so the spread comes back
+   * after that node returns. With one shard no voter is preferred: leadership stays where elections put it.
+   */
+  record LeaderSpread(int shard, int shards) {
+    RaftGroupId groupId() {
+      return RaftServerFactory.groupId(shard);
+    }
+
+    /** Voters (node id to address) as peers with their priorities. */
+    List<RaftPeer> peers(Map<String, String> voters) {
+      List<String> ids = new ArrayList<>(new TreeMap<>(voters).keySet());
+      List<RaftPeer> out = new ArrayList<>();
+      voters.forEach((id, address) -> out.add(RaftPeer.newBuilder().setId(id).setAddress(address)
+          .setPriority(shards > 1 && ids.indexOf(id) == shard % ids.size() ? 1 : 0).build()));
+      return out;
     }
   }
 
@@ -98,9 +123,9 @@ final class RaftServerFactory {
     return RaftPeer.newBuilder().setId(id).setAddress(address).build();
   }
 
-  /** Where Ratis keeps this node's log, metadata and snapshots of the group. */
-  static Path groupDir(RaftSettings settings) {
-    return settings.storageDir().resolve(GROUP_ID.getUuid().toString());
+  /** Where Ratis keeps this node's log, metadata and snapshots of shard {@code shard}'s group. */
+  static Path groupDir(RaftSettings settings, int shard) {
+    return settings.storageDir().resolve(groupId(shard).getUuid().toString());
   }
 
   static RaftProperties properties(RaftSettings settings) {
@@ -161,15 +186,18 @@ final class RaftServerFactory {
     return p;
   }
 
-  /** A server for this node; not started. Its stored membership, if any, wins over {@code settings.peers}. */
-  static RaftServer server(RaftSettings settings, RaftProperties properties, StateMachine stateMachine)
-      throws IOException {
+  /**
+   * A server for this node, not started, with shard 0's group; {@code machines} gives each group's state machine.
+   * Its stored groups and membership, if any, win over {@code settings.peers}.
+   */
+  static RaftServer server(RaftSettings settings, RaftProperties properties, StateMachine.Registry machines,
+      RaftGroup shardZero) throws IOException {
     return RaftServer.newBuilder()
         .setParameters(parameters(settings.tls()))
         .setServerId(RaftPeerId.valueOf(settings.nodeId()))
-        .setGroup(initialGroup(settings))
+        .setGroup(shardZero)
         .setProperties(properties)
-        .setStateMachine(stateMachine)
+        .setStateMachineRegistry(machines)
         .setOption(RaftStorage.StartupOption.RECOVER)
         .build();
   }

@@ -16,6 +16,7 @@ import java.util.function.Supplier;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
 import org.apache.ratis.proto.RaftProtos.ServerRpcProto;
+import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
 
@@ -66,13 +67,14 @@ final class ReplicaLease implements AutoCloseable {
   private volatile long recoveries;
 
   /** @param lease how long without contact still counts as current: the election timeout */
-  static ReplicaLease start(RaftServer server, Duration lease, Supplier<CompletionStage<?>> barrier) {
+  static ReplicaLease start(RaftServer server, RaftGroupId groupId, Duration lease,
+      Supplier<CompletionStage<?>> barrier) {
     ScheduledExecutorService checks = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "futureq-replica-lease");
       t.setDaemon(true);
       return t;
     });
-    ReplicaLease replicaLease = new ReplicaLease(() -> sinceContactMs(server), lease, barrier,
+    ReplicaLease replicaLease = new ReplicaLease(() -> sinceContactMs(server, groupId), lease, barrier,
         System::nanoTime, checks);
     checks.scheduleWithFixedDelay(replicaLease::check, 0, CHECK_EVERY.toMillis(), TimeUnit.MILLISECONDS);
     return replicaLease;
@@ -146,9 +148,9 @@ final class ReplicaLease implements AutoCloseable {
    * majority of the voters (the longest silence among the followers it needs, itself counting as
    * one); {@link #NO_CONTACT} without a leader or a division.
    */
-  private static long sinceContactMs(RaftServer server) {
+  private static long sinceContactMs(RaftServer server, RaftGroupId groupId) {
     try {
-      RaftServer.Division division = server.getDivision(RaftServerFactory.GROUP_ID);
+      RaftServer.Division division = server.getDivision(groupId);
       DivisionInfo info = division.getInfo();
       if (!info.isAlive()) {
         return NO_CONTACT;

@@ -8,6 +8,7 @@ import java.util.TreeMap;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
+import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.DivisionInfo;
@@ -21,12 +22,14 @@ import org.apache.ratis.thirdparty.com.google.protobuf.TextFormat;
  */
 final class ReplicaView {
   private final RaftServer server;
+  private final RaftGroupId groupId;
   private final String nodeId;
   private final LongSupplier appliedIndex;
 
   /** @param appliedIndex the index of the last entry applied to this node's store */
-  ReplicaView(RaftServer server, String nodeId, LongSupplier appliedIndex) {
+  ReplicaView(RaftServer server, RaftGroupId groupId, String nodeId, LongSupplier appliedIndex) {
     this.server = server;
+    this.groupId = groupId;
     this.nodeId = nodeId;
     this.appliedIndex = appliedIndex;
   }
@@ -127,7 +130,7 @@ final class ReplicaView {
   }
 
   private RaftServer.Division division() throws IOException {
-    return server.getDivision(RaftServerFactory.GROUP_ID);
+    return server.getDivision(groupId);
   }
 
   private static RaftStatus.Role role(DivisionInfo info) {

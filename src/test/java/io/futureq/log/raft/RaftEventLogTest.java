@@ -210,7 +210,8 @@ class RaftEventLogTest {
         .addCommands(createGroup(TOPIC, "phantom")).addCommands(unknown).build();
     Throwable rejection;
     try (RaftClient client = RaftServerFactory.client(node.settings(),
-        RaftServerFactory.properties(node.settings()), RaftServerFactory.group(node.settings()), null)) {
+        RaftServerFactory.properties(node.settings()),
+        RaftServerFactory.group(node.settings(), new RaftServerFactory.LeaderSpread(0, 1)), null)) {
       RaftClientReply reply = client.async().send(Message.valueOf(UnsafeByteOperations.unsafeWrap(
           entry.toByteArray()))).get(RaftCluster.WAIT.toSeconds(), TimeUnit.SECONDS);
       rejection = reply.isSuccess() ? null : reply.getException();

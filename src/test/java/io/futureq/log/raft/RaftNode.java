@@ -154,7 +154,7 @@ final class RaftNode implements AutoCloseable {
 
   /** The Raft state machine directory, where snapshots are kept. */
   Path snapshotDir() {
-    return RaftServerFactory.groupDir(settings).resolve("sm");
+    return RaftServerFactory.groupDir(settings, 0).resolve("sm");
   }
 
   List<Long> announcedEventIds() {

@@ -74,7 +74,7 @@ class RaftPortTlsTest {
     RaftCluster.append(leader, store(message(TOPIC, "from a member", 0)));
     Map<String, String> members = leader.status().peers();
 
-    RaftGroup group = RaftServerFactory.group(leader.settings());
+    RaftGroup group = RaftServerFactory.group(leader.settings(), new RaftServerFactory.LeaderSpread(0, 1));
     byte[] forged = LogEntry.newBuilder().addCommands(store(message(TOPIC, "forged", 0))).build().toByteArray();
     RaftPeer rogue = RaftServerFactory.peer("rogue", "127.0.0.1:1");
     for (Parameters identity : List.of(new Parameters(), withoutCertificate(), rogueCertificate())) {

@@ -48,7 +48,7 @@ class RatisStateMachineRepliesTest {
     testLog = TestLog.open(dir, 1000);
     EventLog.AppliedListener quiet = (appliedIndex, result) -> { };
     replica = new RatisStateMachine(testLog.store(), testLog.stateMachine(), quiet, nanos -> { }, e -> { },
-        new LeaderSubmit(null, Duration.ofSeconds(1)));
+        new LeaderSubmit(null, RaftServerFactory.GROUP_ID, Duration.ofSeconds(1)));
   }
 
   @AfterEach
