@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.futureq.api.grpc.ClusterInfo;
+import io.futureq.api.grpc.LogShardInfo;
 import io.futureq.api.grpc.Member;
 import io.futureq.api.grpc.RaftInfo;
 import io.futureq.e2e.BrokerExtension;
@@ -117,13 +118,16 @@ class StatsClusterCommandTest {
         .addMembers(Member.newBuilder().setNodeId("n1").setAddress("pekko://futureq@h1:1").setGrpcAddress("h1:2")
             .setStatus("Up").setReachable(true).setSelf(true).addTopics("orders"))
         .setRaft(RaftInfo.newBuilder().setLeaderId("n1").setRole("LEADER").setTerm(3).setCommitIndex(10)
-            .setAppliedIndex(9).putPeers("n1", "h1:3")).build();
+            .setAppliedIndex(9).putPeers("n1", "h1:3").addLogShards(LogShardInfo.newBuilder().setShard(1)
+                .setLeaderId("n2").setRole("FOLLOWER").setTerm(2).setCommitIndex(7).setAppliedIndex(7))).build();
     assertEquals("{\"mode\":\"cluster\",\"self_node_id\":\"n1\",\"storage\":\"rocksdb\","
         + "\"members\":[{\"node_id\":\"n1\","
         + "\"address\":\"pekko://futureq@h1:1\",\"grpc_address\":\"h1:2\",\"status\":\"Up\","
         + "\"reachable\":true,\"self\":true,"
         + "\"roles\":[],\"topics\":[\"orders\"]}],\"raft\":{\"leader_id\":\"n1\",\"role\":\"LEADER\",\"term\":3,"
-        + "\"commit_index\":10,\"applied_index\":9,\"peers\":{\"n1\":\"h1:3\"},\"listeners\":{}}}",
+        + "\"commit_index\":10,\"applied_index\":9,\"peers\":{\"n1\":\"h1:3\"},\"listeners\":{},"
+        + "\"log_shards\":[{\"shard\":1,\"leader_id\":\"n2\",\"role\":\"FOLLOWER\",\"term\":2,"
+        + "\"commit_index\":7,\"applied_index\":7}]}}",
         ClusterCommand.json(info).toString());
   }
 

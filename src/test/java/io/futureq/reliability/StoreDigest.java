@@ -1,6 +1,7 @@
 package io.futureq.reliability;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.util.ArrayList;
@@ -34,13 +35,25 @@ final class StoreDigest {
   }
 
   /** META keys each node writes for itself, outside the replicated log. */
-  static final Set<String> NODE_LOCAL_META = Set.of("bucket-ms", "mode");
+  static final Set<String> NODE_LOCAL_META = Set.of("bucket-ms", "mode", "log-shards");
   private static final List<String> FAMILIES = List.of("default", "messages", "index");
 
   private StoreDigest() {}
 
-  /** Column family -> "N entries, sha256 ..." over its replicated entries in key order. */
+  /**
+   * Column family -> "N entries, sha256 ..." over its replicated entries in key order; with several log shards, each
+   * shard's families too ({@code shard-1/messages}, ...), from the shards' stores inside {@code store}.
+   */
   static Map<String, String> of(Path store) throws Exception {
+    Map<String, String> digests = new LinkedHashMap<>(ofOne(store));
+    for (int shard = 1; Files.isDirectory(store.resolve("shard-" + shard)); shard++) {
+      String prefix = "shard-" + shard + "/";
+      ofOne(store.resolve("shard-" + shard)).forEach((family, digest) -> digests.put(prefix + family, digest));
+    }
+    return digests;
+  }
+
+  private static Map<String, String> ofOne(Path store) throws Exception {
     List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
     for (String family : FAMILIES) {
       descriptors.add(new ColumnFamilyDescriptor(family.equals("default") ? RocksDB.DEFAULT_COLUMN_FAMILY
