@@ -11,6 +11,10 @@
 #   DIR          work directory for the nodes' data and logs (node-N.log); wiped first
 #   BENCH-FLAG   extra flags for `bin/futureq bench` (default shape: 200,000 messages, QUORUM)
 # With JFR=1 each node records a flight recording (profile settings) to DIR/node-N.jfr.
+# With SHARDS=N the nodes run with futureq.cluster.log-shards = N (default: the configs' own, 1). With TOPICS=N each
+# run is N bench processes side by side, one topic each, through nodes 1, 2, 3 in turn (default 1); with SHARDS > 1
+# the topics are chosen so that topic i lies in log shard i modulo SHARDS. The run's line is then one JSON object
+# per process, and the CPU line counts what they published together.
 # Run it alone on the machine: a build or a test run beside it distorts the figures.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -31,7 +35,7 @@ trap stop EXIT
 for i in 1 2 3; do
   OPTS=-Xmx768m
   [ "${JFR:-0}" = 1 ] && OPTS="$OPTS -XX:StartFlightRecording=filename=$DIR/node-$i.jfr,settings=profile,dumponexit=true"
-  (cd "$DIR" && JAVA_OPTS="$OPTS" exec "$ROOT/bin/futureq" server --config "$ROOT/conf/cluster-node$i.conf" \
+  (cd "$DIR" && JAVA_OPTS="$OPTS" FUTUREQ_CLUSTER_LOG_SHARDS="${SHARDS:-1}" exec "$ROOT/bin/futureq" server --config "$ROOT/conf/cluster-node$i.conf" \
     >"$DIR/node-$i.log" 2>&1) &
   PIDS+=($!)
 done
@@ -52,12 +56,39 @@ nodes_cpu() {
   echo "$ticks"
 }
 HZ="$(getconf CLK_TCK)"
+TOPICS="${TOPICS:-1}"
+# Topic i in log shard i mod SHARDS: FNV-1a 64 of the name, modulo the count (ClusterInfo.log_shards says how).
+topic_in() {
+  python3 -c 'import sys
+shard, count, prefix = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+def fnv(s):
+    h = 0xcbf29ce484222325
+    for b in s.encode():
+        h = ((h ^ b) * 0x100000001b3) % (1 << 64)
+    return h
+i = 0
+while fnv(prefix + str(i)) % count != shard:
+    i += 1
+print(prefix + str(i))' "$1" "$2" "$3"
+}
 for run in $(seq 1 "$RUNS"); do
   echo "run $run, load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
   before="$(nodes_cpu)"
-  line="$("$ROOT/bin/futureq" bench --server 127.0.0.1:8443 --publish-only --json "$@")"
+  if [ "$TOPICS" = 1 ]; then
+    line="$("$ROOT/bin/futureq" bench --server 127.0.0.1:8443 --publish-only --json "$@")"
+  else
+    BENCHES=()
+    for t in $(seq 0 $((TOPICS - 1))); do
+      topic="$(topic_in $((t % ${SHARDS:-1})) "${SHARDS:-1}" "bench-r$run-t$t-")"
+      "$ROOT/bin/futureq" bench --server "127.0.0.1:$((8443 + t % 3))" --publish-only --json --topic "$topic" "$@" \
+        >"$DIR/bench-$run-$t.json" &
+      BENCHES+=($!)
+    done
+    wait "${BENCHES[@]}"
+    line="$(cat "$DIR"/bench-"$run"-*.json)"
+  fi
   echo "$line"
-  published="$(echo "$line" | grep -o '"published":[0-9]*' | cut -d: -f2)"
+  published="$(echo "$line" | grep -o '"published":[0-9]*' | cut -d: -f2 | paste -sd+ | bc)"
   awk -v t="$(( $(nodes_cpu) - before ))" -v hz="$HZ" -v n="${published:-0}" 'BEGIN {
     printf "run cpu: nodes %.1f s, %.1f us per published message\n", t / hz, (n > 0 ? t / hz * 1e6 / n : 0) }' >&2
 done

@@ -227,7 +227,7 @@ public final class AdminService implements AdminPowerApi {
       Set<String> unreachable = new HashSet<>();
       cluster.state().getUnreachable().forEach(m -> unreachable.add(m.address().toString()));
       ClusterInfo.Builder out = ClusterInfo.newBuilder().setMode(raft == null ? "standalone" : "cluster")
-          .setSelfNodeId(nodeId).setStorage(storage);
+          .setSelfNodeId(nodeId).setStorage(storage).setLogShards(shards.count());
       cluster.state().getMembers().forEach(m -> {
         String address = m.address().toString();
         members.add(address);

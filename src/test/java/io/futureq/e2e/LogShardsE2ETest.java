@@ -13,15 +13,23 @@ import io.futureq.api.grpc.PublishRequest;
 import io.futureq.api.grpc.PublishResponse;
 import io.futureq.api.grpc.TopicSummary;
 import io.futureq.app.StartupException;
+import io.futureq.client.FutureQClient;
+import io.futureq.client.FutureQProducer;
+import io.futureq.client.OutgoingMessage;
+import io.futureq.client.ProducerOptions;
+import io.futureq.client.SendResult;
 import io.futureq.log.LogShards;
 import io.futureq.storage.OrderedStore;
 import io.futureq.storage.StorageKeys;
+import io.futureq.testing.Await;
 import io.grpc.Status;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -91,6 +99,25 @@ class LogShardsE2ETest {
       String sameShard = topicIn(2, "other-");
       assertFalse(publish(broker, request(message(second, "b", 0), message(sameShard, "c", 0))).hasError(),
           "topics of one shard still go in one request");
+    }
+  }
+
+  @Test
+  void theJavaClientsProducerBatchesEachShardsTopicsApartAndEverySendSucceeds() throws Exception {
+    try (TestBroker broker = TestBroker.start(dir.resolve("data"), THREE_SHARDS);
+        FutureQClient client = FutureQClient.builder().target("127.0.0.1:" + broker.node.grpcPort()).build()) {
+      Await.until("the client to learn the shard count", WAIT,
+          () -> client.clusterInfo().get(10, TimeUnit.SECONDS).getLogShards() == SHARDS);
+      FutureQProducer producer = client.producer(ProducerOptions.defaults().withLinger(Duration.ofMillis(200)));
+      List<CompletableFuture<SendResult>> sends = new ArrayList<>();
+      for (int i = 0; i < 300; i++) {
+        // Every shard's topics in turn, all within one linger: one request would span three shards.
+        sends.add(producer.send(OutgoingMessage.to(topicIn(i % SHARDS, "batched-")).payload("m" + i).build()));
+      }
+      for (CompletableFuture<SendResult> send : sends) {
+        send.get(20, TimeUnit.SECONDS);
+      }
+      producer.close();
     }
   }
 

@@ -83,7 +83,7 @@ class ServerProcessE2ETest {
   void aBrokerOnTheMemoryEngineWarnsThatNothingSurvivesARestartAndWritesNoData() throws Exception {
     Path data = dir.resolve("memory-data");
     try (BrokerProcess broker = BrokerProcess.start(dir, data, "futureq.storage.engine = memory").awaitReady(START)) {
-      assertTrue(broker.output().contains("WARN  io.futureq.app.ShardStores - STORAGE IS IN MEMORY ONLY"),
+      assertTrue(broker.output().contains("WARN  i.f.app.ShardStores - STORAGE IS IN MEMORY ONLY"),
           broker.output());
       assertTrue(broker.output().contains("NOTHING SURVIVES A RESTART OR A CRASH"), broker.output());
       assertTrue(Files.notExists(data), "the memory engine created " + data);

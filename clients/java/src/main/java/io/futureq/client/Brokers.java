@@ -32,6 +32,8 @@ final class Brokers {
   private final ChannelCredentials credentials;
   /** Seeds first, then the members the last discovery found; replaced whole, never edited. */
   private volatile List<String> known;
+  /** How many shards the cluster's event log has, from the last discovery; 0 until a broker said. */
+  private volatile int logShards;
   private final Map<String, ManagedChannel> channels = new HashMap<>();
   private final AtomicInteger nextSeed = new AtomicInteger();
   private final AtomicInteger next = new AtomicInteger();
@@ -65,6 +67,11 @@ final class Brokers {
     return known;
   }
 
+  /** The event log's shard count as the last discovery learnt it, or 0 while unknown. */
+  int logShards() {
+    return logShards;
+  }
+
   /**
    * Takes the members' advertised gRPC addresses as the known brokers, after the seeds; members the
    * cluster marked unreachable come last, so that failover tries them after the live ones.
@@ -79,6 +86,9 @@ final class Brokers {
     }
     all.addAll(unreachable);
     known = List.copyOf(all);
+    if (info.getLogShards() > 0) {
+      logShards = info.getLogShards();
+    }
   }
 
   /** Whether {@code info} names the gRPC address of every member not marked unreachable. */

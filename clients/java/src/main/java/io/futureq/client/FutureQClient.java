@@ -84,6 +84,11 @@ public final class FutureQClient implements AutoCloseable {
     return new Builder();
   }
 
+  /** The broker's event log shard count as discovery learnt it, or 0 while unknown (see {@link LogShard}). */
+  int logShards() {
+    return brokers.logShards();
+  }
+
   /** A producer publishing on its own pipelined stream. Close it to let go of it. */
   public synchronized FutureQProducer producer(ProducerOptions options) {
     requireOpen();

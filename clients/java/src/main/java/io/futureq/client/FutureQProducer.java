@@ -21,7 +21,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Publishes messages in batches over one pipelined {@code PublishStream}. Batches go out when full
- * (count or bytes) or after the linger time. At most {@code maxOutstandingMessages} may await their
+ * (count or bytes) or after the linger time. A batch holds messages of topics of one shard of the broker's event
+ * log (a request must), as the client's discovery learnt the shard count; until a broker said, one topic's. At most {@code maxOutstandingMessages} may await their
  * ack: further sends block, then fail with RESOURCE_EXHAUSTED. When the connection is lost the
  * producer reconnects (to the next target, if several) and resends every unacknowledged batch;
  * give messages a key to make that resend idempotent. A send not acknowledged within the delivery
@@ -34,17 +35,22 @@ public final class FutureQProducer implements AutoCloseable {
   private record Request(PublishRequest proto, List<CompletableFuture<SendResult>> results,
       ScheduledFuture<?> expiry) {}
 
+  /** One next request, its messages added as they are sent: no per-message holder, no second pass at flush. */
+  private static final class Batch {
+    final PublishRequest.Builder request = PublishRequest.newBuilder();
+    final List<CompletableFuture<SendResult>> results = new ArrayList<>();
+    /** When its first (oldest) message was sent: the whole request expires at that one's deadline. */
+    final long startNanos = System.nanoTime();
+    int bytes;
+  }
+
   private final FutureQClient client;
   private final ProducerOptions options;
   private final Semaphore permits;
   private final ScheduledExecutorService timer;
   private final Map<String, Request> inFlight = new LinkedHashMap<>();
-  /** The next request, its messages added as they are sent: no per-message holder, no second pass at flush. */
-  private PublishRequest.Builder batch = PublishRequest.newBuilder();
-  private List<CompletableFuture<SendResult>> batchResults = new ArrayList<>();
-  private int batchBytes;
-  /** When the batch's first (oldest) message was sent: the whole request expires at that one's deadline. */
-  private long batchStartNanos;
+  /** The next requests, by {@link #batchKey}, in the order their first messages came. */
+  private final Map<String, Batch> batches = new LinkedHashMap<>();
   private ScheduledFuture<?> linger;
   private long nextRequestId;
   private int generation;
@@ -89,14 +95,18 @@ public final class FutureQProducer implements AutoCloseable {
         result.completeExceptionally(FutureQException.of(Status.Code.CANCELLED, "producer is closed"));
         return result;
       }
-      if (batchResults.isEmpty()) {
-        batchStartNanos = System.nanoTime();
-      }
-      batch.addMessages(message.toProto());
-      batchResults.add(result);
-      batchBytes += message.sizeBytes();
-      if (batchResults.size() >= options.batchMessages() || batchBytes >= options.batchBytes()) {
-        flushLocked();
+      String key = batchKey(message.topic());
+      Batch batch = batches.computeIfAbsent(key, k -> new Batch());
+      batch.request.addMessages(message.toProto());
+      batch.results.add(result);
+      batch.bytes += message.sizeBytes();
+      if (batch.results.size() >= options.batchMessages() || batch.bytes >= options.batchBytes()) {
+        batches.remove(key);
+        send(batch);
+        if (batches.isEmpty() && linger != null) {
+          linger.cancel(false);
+          linger = null;
+        }
       } else if (linger == null) {
         linger = timer.schedule(this::flush, options.linger().toMillis(), TimeUnit.MILLISECONDS);
       }
@@ -104,7 +114,16 @@ public final class FutureQProducer implements AutoCloseable {
     return result;
   }
 
-  /** Sends the current batch now. */
+  /**
+   * Which batch a message of {@code topic} joins: one batch while the log has one shard, one per shard with several,
+   * one per topic while the count is unknown (any broker takes a request of one topic).
+   */
+  private String batchKey(String topic) {
+    int shards = client.logShards();
+    return shards == 1 ? "" : shards == 0 ? "topic " + topic : "shard " + LogShard.of(topic, shards);
+  }
+
+  /** Sends the current batches now. */
   public synchronized void flush() {
     flushLocked();
   }
@@ -124,18 +143,18 @@ public final class FutureQProducer implements AutoCloseable {
       linger.cancel(false);
       linger = null;
     }
-    if (batchResults.isEmpty()) {
-      return;
-    }
+    List<Batch> all = new ArrayList<>(batches.values());
+    batches.clear();
+    all.forEach(this::send);
+  }
+
+  private void send(Batch batch) {
     String id = Long.toString(nextRequestId++);
-    PublishRequest proto = batch.setRequestId(id).setAckLevel(options.ackLevel()).build();
-    long waitNanos = options.deliveryTimeout().toNanos() - (System.nanoTime() - batchStartNanos);
+    PublishRequest proto = batch.request.setRequestId(id).setAckLevel(options.ackLevel()).build();
+    long waitNanos = options.deliveryTimeout().toNanos() - (System.nanoTime() - batch.startNanos);
     ScheduledFuture<?> expiry = timer.schedule(() -> expire(id), Math.max(0, waitNanos), TimeUnit.NANOSECONDS);
-    Request sent = new Request(proto, batchResults, expiry);
+    Request sent = new Request(proto, batch.results, expiry);
     inFlight.put(id, sent);
-    batch = PublishRequest.newBuilder();
-    batchResults = new ArrayList<>();
-    batchBytes = 0;
     if (call != null) {
       call.sendMessage(sent.proto());
     }
