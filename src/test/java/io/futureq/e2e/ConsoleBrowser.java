@@ -1,7 +1,5 @@
 package io.futureq.e2e;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-
 import io.futureq.testing.Await;
 import java.io.File;
 import java.io.IOException;
@@ -27,7 +25,7 @@ import org.openqa.selenium.logging.LogType;
  * A real headless Chromium (Debian's {@code chromium}, driven through {@code chromedriver}) on the console. Tests
  * that need it skip, saying why, where either is not installed.
  */
-final class ConsoleBrowser implements AutoCloseable {
+final class ConsoleBrowser implements ConsolePage, AutoCloseable {
   static final Path CHROMIUM = Path.of("/usr/bin/chromium");
   static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
   static final Path SCREENSHOTS = Path.of("target", "console-screenshots");
@@ -53,8 +51,8 @@ final class ConsoleBrowser implements AutoCloseable {
     return new ConsoleBrowser(new ChromeDriver(service, options), base);
   }
 
-  /** Opens the console at {@code hash} with {@code token} (null: none) in a fresh tab state. */
-  void signIn(String token) {
+  @Override
+  public void signIn(String token) {
     // The tab's token is dropped on a page of the same origin that runs no script, so no call goes out with it.
     driver.get(base + "/console.css");
     ((JavascriptExecutor) driver).executeScript("sessionStorage.clear();");
@@ -67,7 +65,8 @@ final class ConsoleBrowser implements AutoCloseable {
     await("the navigation once signed in", By.id("nav-overview"));
   }
 
-  void go(String hash) {
+  @Override
+  public void go(String hash) {
     driver.get(base + "/" + hash);
   }
 
@@ -77,12 +76,18 @@ final class ConsoleBrowser implements AutoCloseable {
     return driver.findElements(by).stream().filter(WebElement::isDisplayed).findFirst().orElseThrow();
   }
 
-  /** What {@code script} returns, a number. */
-  long number(String script) {
+  @Override
+  public void awaitShown(String what, String css) {
+    await(what, By.cssSelector(css));
+  }
+
+  @Override
+  public long number(String script) {
     return ((Number) ((JavascriptExecutor) driver).executeScript(script)).longValue();
   }
 
-  void screenshot(String name) {
+  @Override
+  public void screenshot(String name) {
     try {
       Files.createDirectories(SCREENSHOTS);
       Files.write(SCREENSHOTS.resolve(name + ".png"), driver.getScreenshotAs(OutputType.BYTES));
@@ -92,13 +97,10 @@ final class ConsoleBrowser implements AutoCloseable {
   }
 
   /** Every error the page logged since the last call (console errors, failed loads, uncaught exceptions). */
-  List<String> errors() {
+  @Override
+  public List<String> errors() {
     return driver.manage().logs().get(LogType.BROWSER).getAll().stream()
         .filter(e -> e.getLevel().intValue() >= Level.SEVERE.intValue()).map(LogEntry::getMessage).toList();
-  }
-
-  void assertNoErrors() {
-    assertEquals(List.of(), errors(), "errors in the browser's console");
   }
 
   @Override

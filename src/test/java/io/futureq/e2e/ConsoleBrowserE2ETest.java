@@ -1,5 +1,7 @@
 package io.futureq.e2e;
 
+import static io.futureq.e2e.ConsoleChecks.WAIT;
+import static io.futureq.e2e.ConsoleChecks.at;
 import static io.futureq.e2e.Messages.message;
 import static io.futureq.e2e.Messages.request;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -45,7 +47,6 @@ import org.openqa.selenium.interactions.Actions;
 class ConsoleBrowserE2ETest {
   private static final String ADMIN = TokenHash.newToken();
   private static final String VIEWER = TokenHash.newToken();
-  private static final Duration WAIT = Duration.ofSeconds(20);
 
   private TestBroker broker;
   private ConsoleBrowser browser;
@@ -83,19 +84,8 @@ class ConsoleBrowserE2ETest {
 
   @Test
   void timelineShowsMessagesOfTheNextMinuteInTheirSecondsAndMovesThemToOverdueWhenDue() throws Exception {
-    String topic = "console-timeline";
-    long first = (System.currentTimeMillis() / 1000 + 8) * 1000 + 300;
-    long second = first + 12_000;
-    publish(List.of(at(topic, "a", first), at(topic, "b", first), at(topic, "c", first), at(topic, "d", second),
-        at(topic, "e", second)));
-    browser.signIn(ADMIN);
-    browser.go("#/timeline/" + topic);
-    browser.await("the timeline's chart", By.id("timeline-canvas"));
-    Await.until("the timeline shows 3 messages in their second and 2 in theirs", WAIT,
-        () -> countAt(first / 1000 * 1000) == 3 && countAt(second / 1000 * 1000) == 2);
-    browser.screenshot("timeline");
-    Await.until("the first 3 come due: overdue (no consumer acks them) and gone from their second", WAIT,
-        () -> overdue() == 3 && countAt(first / 1000 * 1000) == 0 && countAt(second / 1000 * 1000) == 2);
+    ConsoleChecks.timelineOfTheNextMinute(browser, ADMIN, "console-timeline", Duration.ofSeconds(8), "timeline",
+        this::publish);
   }
 
   @Test
@@ -155,14 +145,14 @@ class ConsoleBrowserE2ETest {
         () -> browser.driver.findElement(By.id("timeline-status")).getText().contains("100,0"));
     long timelineMs = (System.nanoTime() - started) / 1_000_000;
     browser.await("the span buttons", By.id("span-day")).click();
-    Await.until("the day's bars hold them", Duration.ofSeconds(30), () -> tableTotal() >= 100_000);
+    Await.until("the day's bars hold them", Duration.ofSeconds(30), () -> browser.tableTotal() >= 100_000);
     browser.screenshot("timeline-day");
     WebElement canvas = browser.driver.findElement(By.id("timeline-canvas"));
     new Actions(browser.driver).moveToElement(canvas, -200, 0).clickAndHold().moveByOffset(150, 0).release()
         .perform();
     browser.await("the zoom's reset button", By.id("zoom-reset"));
     Await.until("the dragged range at a finer step than the day's 15 min", Duration.ofSeconds(30),
-        () -> stepMs() > 0 && stepMs() < 900_000 && tableTotal() > 0);
+        () -> browser.stepMs() > 0 && browser.stepMs() < 900_000 && browser.tableTotal() > 0);
     started = System.nanoTime();
     browser.go("#/topics");
     browser.await("the topic's row", By.cssSelector("tr[data-topic='" + topic + "']"));
@@ -179,31 +169,6 @@ class ConsoleBrowserE2ETest {
     browser.screenshot("actions");
     assertTrue(timelineMs < 30_000 && pagesMs < 30_000, "timeline " + timelineMs + " ms, topics and topic "
         + pagesMs + " ms");
-  }
-
-  // The timeline's table is drawn anew every second: its numbers are read in one script, not row by row.
-  private long countAt(long ms) {
-    return browser.number("return [...document.querySelectorAll('#timeline-table tr[data-ms=\"" + ms + "\"]')]"
-        + ".reduce((sum, r) => sum + Number(r.dataset.count), 0);");
-  }
-
-  private long overdue() {
-    return browser.number("const r = document.getElementById('timeline-overdue');"
-        + "return r ? Number(r.dataset.count) : -1;");
-  }
-
-  private long tableTotal() {
-    return browser.number("return [...document.querySelectorAll('#timeline-table tr[data-ms]')]"
-        + ".reduce((sum, r) => sum + Number(r.dataset.count), 0);");
-  }
-
-  private long stepMs() {
-    return browser.number("const t = document.getElementById('timeline-table');"
-        + "return t && t.dataset.stepMs ? Number(t.dataset.stepMs) : -1;");
-  }
-
-  private static Message.Builder at(String topic, String payload, long dueMs) {
-    return message(topic, payload, 0).clearDelayMs().setDeliverAtUnixMs(dueMs);
   }
 
   private void publish(List<Message.Builder> messages) throws Exception {
