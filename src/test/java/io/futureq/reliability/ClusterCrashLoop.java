@@ -3,6 +3,7 @@ package io.futureq.reliability;
 import io.futureq.api.grpc.RaftInfo;
 import io.futureq.client.FutureQClient;
 import io.futureq.e2e.TestPorts;
+import io.futureq.log.LogShards;
 import io.futureq.testing.Await;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,6 +18,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -51,7 +54,10 @@ public final class ClusterCrashLoop {
   }
 
   static final long IN_FLIGHT_TIMEOUT_MS = 2000;
+  /** The cluster loops run with this many log shards, and the workload publishes to a topic in each. */
+  static final int LOG_SHARDS = 3;
   static final String EXTRA_CONFIG = String.join("\n",
+      "futureq.cluster.log-shards = " + LOG_SHARDS,
       "futureq.group.in-flight-timeout = " + IN_FLIGHT_TIMEOUT_MS + "ms",
       "futureq.topic.delete-batch-interval = 50ms");
 
@@ -82,7 +88,7 @@ public final class ClusterCrashLoop {
     say("work dir " + options.workDir() + ", seed " + options.seed() + ", gRPC "
         + nodes.stream().map(ClusterMember::grpcTarget).toList());
     Workload workload = new Workload(new Workload.Options(options.seed(), options.ratePerSecond(), 3000,
-        IN_FLIGHT_TIMEOUT_MS), this::say);
+        IN_FLIGHT_TIMEOUT_MS, Workload.topicsInShards(LOG_SHARDS)), this::say);
     Map<String, Long> violations = new LinkedHashMap<>();
     List<String> notes = new ArrayList<>();
     int survived = 0;
@@ -108,8 +114,14 @@ public final class ClusterCrashLoop {
           // Kills and pauses alternate, so that even two rounds (CI's) have one of each.
           boolean kill = round % 2 == 1;
           String role = roleOf(victim);
-          if (victim.nodeId.equals(topicHost(admin))) {
-            role += ", hosting the topic";
+          Set<String> hosted = new TreeSet<>();
+          topicHosts(admin, workload.topics()).forEach((topic, host) -> {
+            if (host.equals(victim.nodeId)) {
+              hosted.add(topic);
+            }
+          });
+          if (!hosted.isEmpty()) {
+            role += ", hosting " + hosted;
           }
           long pid = victim.pid();
           long start = System.currentTimeMillis();
@@ -117,10 +129,12 @@ public final class ClusterCrashLoop {
           if (kill) {
             victim.kill();
             int index = workload.disruptionCount();
-            for (String group : Workload.GROUPS) {
-              Set<String> candidates = workload.probeCandidates(group, start);
-              workload.durablyAcked(group, StorageProbe.durablyAcked(victim.store, Workload.TOPIC, group,
-                  candidates), index);
+            for (String topic : workload.topics()) {
+              for (String group : Workload.GROUPS) {
+                Set<String> candidates = workload.probeCandidates(topic, group, start);
+                workload.durablyAcked(topic, group, StorageProbe.durablyAcked(shardStore(victim.store, topic), topic,
+                    group, candidates), index);
+              }
             }
             victim.launch();
             victim.awaitReady(START);
@@ -135,8 +149,9 @@ public final class ClusterCrashLoop {
           readyAt = System.currentTimeMillis();
           // an ack applied on any replica is committed: deliveries after the kill (and any already on
           // the wire, TRANSIT_MS) must not bring it back, whichever node sends them
-          workload.disrupted(new Workload.Disruption(what, start, start + Workload.TRANSIT_MS, readyAt,
-              !role.contains("hosting the topic")));
+          Set<String> spared = new TreeSet<>(workload.topics());
+          spared.removeAll(hosted);
+          workload.disrupted(new Workload.Disruption(what, start, start + Workload.TRANSIT_MS, readyAt, spared));
           actions.merge((kill ? "SIGKILL " : "SIGSTOP ") + role, 1, Integer::sum);
           survived = round;
           say(String.format("round %d/%d: %s pid %d %d ms into the round; answered %d, delivered %d; ready again "
@@ -247,14 +262,26 @@ public final class ClusterCrashLoop {
     return caughtUp;
   }
 
-  /** The node the topic's entity runs on, as the cluster says, or "" if it does not answer. */
-  static String topicHost(FutureQClient admin) {
+  /** The node each topic's entity runs on, as the cluster says ("" for a topic when it does not answer). */
+  static Map<String, String> topicHosts(FutureQClient admin, List<String> topics) {
+    Map<String, String> hosts = new TreeMap<>();
+    topics.forEach(topic -> hosts.put(topic, ""));
     try {
-      return admin.clusterInfo().get(10, TimeUnit.SECONDS).getMembersList().stream()
-          .filter(m -> m.getTopicsList().contains(Workload.TOPIC)).map(m -> m.getNodeId()).findFirst().orElse("");
+      admin.clusterInfo().get(10, TimeUnit.SECONDS).getMembersList().forEach(m -> m.getTopicsList().forEach(t -> {
+        if (hosts.containsKey(t)) {
+          hosts.put(t, m.getNodeId());
+        }
+      }));
     } catch (Exception e) {
-      return "";
+      // every host unknown
     }
+    return hosts;
+  }
+
+  /** Where a node keeps the store of {@code topic}'s log shard: its store, or the shard's directory inside. */
+  static Path shardStore(Path store, String topic) {
+    int shard = LogShards.indexOf(topic, LOG_SHARDS);
+    return shard == 0 ? store : store.resolve("shard-" + shard);
   }
 
   /** LEADER or FOLLOWER, as the victim itself says (asked just before the action). */

@@ -105,14 +105,14 @@ public final class CrashLoop {
           broker.kill();
           int index = workload.disruptionCount();
           for (String group : Workload.GROUPS) {
-            Set<String> candidates = workload.probeCandidates(group, killedAt);
-            workload.durablyAcked(group, StorageProbe.durablyAcked(broker.data, Workload.TOPIC, group, candidates),
-                index);
+            Set<String> candidates = workload.probeCandidates(Workload.TOPIC, group, killedAt);
+            workload.durablyAcked(Workload.TOPIC, group, StorageProbe.durablyAcked(broker.data, Workload.TOPIC, group,
+                candidates), index);
           }
           long resumedAt = System.currentTimeMillis();
           broker.start(START);
           readyAt = System.currentTimeMillis();
-          workload.disrupted(new Workload.Disruption("SIGKILL pid " + pid, killedAt, resumedAt, readyAt, false));
+          workload.disrupted(new Workload.Disruption("SIGKILL pid " + pid, killedAt, resumedAt, readyAt, Set.of()));
           survived = round;
           say(String.format("round %d/%d: SIGKILL pid %d %d ms into the round (exit 137); answered %d, delivered %d;"
               + " ready again after %.1f s", round, options.rounds(), pid, killedAt - roundStart, workload.answered(),

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -16,12 +17,13 @@ class HeldOnTheWayTest {
   private static final long DUE = 126_106;
   private static final long CANCEL_ANSWERED = 128_564;
   private static final Workload.Disruption LEADER_CUT_HOST_SPARED =
-      new Workload.Disruption("cut node-2 (leader)", 126_000, 129_000, 132_100, true);
+      new Workload.Disruption("cut node-2 (leader)", 126_000, 129_000, 132_100, Set.of("t"));
   private static final Workload.Disruption HOST_CUT =
-      new Workload.Disruption("cut node-1 (leader)", 126_000, 129_000, 132_100, false);
+      new Workload.Disruption("cut node-1 (leader)", 126_000, 129_000, 132_100, Set.of());
 
   private static Workload.Received delivery(int attempt, long receivedAtMs) {
-    return new Workload.Received("g2", "m-1", "p-1", DUE, receivedAtMs, attempt, receivedAtMs, 0, 0);
+    return new Workload.Received("g2", Workload.qualified("t", "m-1"), "p-1", DUE, receivedAtMs, attempt, receivedAtMs,
+        0, 0);
   }
 
   private static boolean held(Workload.Received r, Workload.Disruption d) {
@@ -47,7 +49,7 @@ class HeldOnTheWayTest {
 
   @Test
   void aDisruptionOverBeforeTheAnswerExcusesNothing() {
-    Workload.Disruption healedEarly = new Workload.Disruption("cut node-2", 120_000, 121_000, 127_000, true);
+    Workload.Disruption healedEarly = new Workload.Disruption("cut node-2", 120_000, 121_000, 127_000, Set.of("t"));
     assertFalse(held(delivery(1, 132_132), healedEarly));
   }
 }

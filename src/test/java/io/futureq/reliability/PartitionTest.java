@@ -14,6 +14,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -48,7 +50,7 @@ class PartitionTest {
     List<String> journal = new ArrayList<>();
     // -Dpartition.seed=S replays a run's workload (scripts/soak.sh replays those that found faults).
     Workload workload = new Workload(new Workload.Options(Long.getLong("partition.seed", System.nanoTime()), 50, 3000,
-        ClusterCrashLoop.IN_FLIGHT_TIMEOUT_MS), line -> {
+        ClusterCrashLoop.IN_FLIGHT_TIMEOUT_MS, Workload.topicsInShards(ClusterCrashLoop.LOG_SHARDS)), line -> {
           System.out.println("[partition] " + line);
           journal.add(line);
         });
@@ -83,8 +85,8 @@ class PartitionTest {
         CrashLoop.awaitFirstAnswer(workload, readyAt);
         Thread.sleep(3000); // a sleep: 3 s of load through the whole cluster before the cut
         int leader = leaderOf(nodes);
-        String topicHost = ClusterCrashLoop.topicHost(admin);
-        notes.add("the topic was hosted by " + topicHost + " before the cut");
+        Map<String, String> topicHosts = ClusterCrashLoop.topicHosts(admin, workload.topics());
+        notes.add("the topics were hosted by " + topicHosts + " before the cut");
         long answeredBefore = workload.answered();
         long cutAt = System.currentTimeMillis();
         net.cut(leader);
@@ -95,10 +97,16 @@ class PartitionTest {
           n.awaitReady(Duration.ofSeconds(120));
         }
         long healedAt = System.currentTimeMillis();
-        // A cut node that does not host the topic still holds what it relays to the consumers connected to it.
+        // A cut node that does not host a topic still holds what it relays to the consumers connected to it.
+        Set<String> spared = new TreeSet<>();
+        String cutNode = nodes.get(leader).nodeId;
+        topicHosts.forEach((topic, host) -> {
+          if (!host.isEmpty() && !host.equals(cutNode)) {
+            spared.add(topic);
+          }
+        });
         workload.disrupted(new Workload.Disruption("cut " + nodes.get(leader).nodeId + " (leader)", cutAt,
-            cutAt + Workload.TRANSIT_MS, healedAt,
-            !topicHost.isEmpty() && !topicHost.equals(nodes.get(leader).nodeId)));
+            cutAt + Workload.TRANSIT_MS, healedAt, spared));
         notes.add("cut the leader " + nodes.get(leader).nodeId + " for " + CUT_MS + " ms; " + answeredDuring
             + " publishes answered while it was cut; all ready " + (healedAt - cutAt) + " ms after the cut");
         CrashLoop.awaitFirstAnswer(workload, healedAt);

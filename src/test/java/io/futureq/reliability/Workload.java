@@ -11,6 +11,7 @@ import io.futureq.client.OutgoingMessage;
 import io.futureq.client.ProducerOptions;
 import io.futureq.client.ReceivedMessage;
 import io.futureq.client.SendResult;
+import io.futureq.log.LogShards;
 import io.futureq.testing.Await;
 import io.futureq.testing.Groups;
 import java.io.IOException;
@@ -43,9 +44,10 @@ import java.util.function.Consumer;
 /**
  * The traffic of the crash loops and what it must never see, whatever a driver does to the
  * brokers meanwhile ({@link CrashLoop} kills one standalone broker, {@link ClusterCrashLoop} kills
- * and stops cluster nodes). One topic, two named groups ({@code g1}, {@code g2}, manual acks) and a
- * universal subscriber (auto-ack); a producer at ack level QUORUM publishes keyed messages of these
- * kinds, due 0-3 s later:
+ * and stops cluster nodes). One topic, or several (the cluster loops: one in each log shard), each with two
+ * named groups ({@code g1}, {@code g2}, manual acks) and a universal subscriber (auto-ack); a producer at ack level
+ * QUORUM publishes keyed messages of these kinds, due 0-3 s later, to the topics in turn. Message ids are kept as
+ * {@code topic/id} (ids are unique within a topic's shard only):
  *
  * <ul>
  *   <li>{@code PLAIN}: both groups ack every delivery;
@@ -101,17 +103,46 @@ final class Workload {
    * @param maxDelayMs delays are uniform in [0, maxDelayMs] (cancelled-while-pending ones in [2/3, 1] of it)
    * @param inFlightTimeoutMs the brokers' {@code futureq.group.in-flight-timeout}
    */
-  record Options(long seed, int ratePerSecond, long maxDelayMs, long inFlightTimeoutMs) {}
+  record Options(long seed, int ratePerSecond, long maxDelayMs, long inFlightTimeoutMs, List<String> topics) {
+    /** On the one topic {@link #TOPIC}. */
+    Options(long seed, int ratePerSecond, long maxDelayMs, long inFlightTimeoutMs) {
+      this(seed, ratePerSecond, maxDelayMs, inFlightTimeoutMs, List.of(TOPIC));
+    }
+  }
+
+  /** One topic in each of {@code shards} log shards: {@code crash-loop-s<n>}-ish names, each in shard n. */
+  static List<String> topicsInShards(int shards) {
+    List<String> topics = new ArrayList<>();
+    for (int shard = 0; shard < shards; shard++) {
+      for (int i = 0; ; i++) {
+        if (LogShards.indexOf(TOPIC + "-" + i, shards) == shard) {
+          topics.add(TOPIC + "-" + i);
+          break;
+        }
+      }
+    }
+    return topics;
+  }
+
+  /** A message id as the workload keeps it: its topic's name, '/', the broker's id. */
+  static String qualified(String topic, String messageId) {
+    return topic + "/" + messageId;
+  }
 
   /**
    * A driver's disruption: from {@code startMs} (kill, stop, cut) to {@code endMs} (ready, continued, healed).
-   * {@code topicHostSpared}: the node hit did not host the topic, so it ran none of the topic's groups; it only
-   * passed deliveries on to the consumers connected to it, and those it held arrive late.
+   * {@code sparedTopics}: the topics whose host the node hit was not, so it ran none of their groups; it only
+   * passed their deliveries on to the consumers connected to it, and those it held arrive late.
    */
-  record Disruption(String what, long startMs, long resumedAtMs, long endMs, boolean topicHostSpared) {}
+  record Disruption(String what, long startMs, long resumedAtMs, long endMs, Set<String> sparedTopics) {
+    Disruption {
+      sparedTopics = Set.copyOf(sparedTopics);
+    }
+  }
 
   /** One publish (and its retries, for a reused key): what was asked, and what the broker answered. */
   static final class Published {
+    final String topic;
     final String payload;
     final String key;
     final Kind kind;
@@ -135,7 +166,9 @@ final class Workload {
     /** REUSE_AFTER_ACK: when the second group's first ack was sent. */
     volatile long bothAckedAtMs;
 
-    Published(String payload, String key, Kind kind, long delayMs, long ttlMs, long nackDelayMs, Published previous) {
+    Published(String topic, String payload, String key, Kind kind, long delayMs, long ttlMs, long nackDelayMs,
+        Published previous) {
+      this.topic = topic;
       this.payload = payload;
       this.key = key;
       this.kind = kind;
@@ -151,9 +184,17 @@ final class Workload {
     }
   }
 
-  /** One delivery as a consumer saw it, and what its handler did: acked at {@code ackAtMs}, or nacked. */
+  /**
+   * One delivery as a consumer saw it, and what its handler did: acked at {@code ackAtMs}, or nacked. Its
+   * {@code messageId} is {@linkplain #qualified qualified} by its topic.
+   */
   record Received(String group, String messageId, String payload, long dueAtMs, long receivedAtMs, int attempt,
       long ackAtMs, long nackAtMs, long nackDelayMs) {
+    String topic() {
+      int slash = messageId.lastIndexOf('/');
+      return slash < 0 ? "" : messageId.substring(0, slash);
+    }
+
     @Override
     public String toString() {
       return "{" + (group.isEmpty() ? "universal" : group) + " id=" + messageId + " payload=" + payload + " due="
@@ -242,12 +283,16 @@ final class Workload {
   /** Subscribes both groups and the universal subscriber, waits until both groups exist, starts publishing. */
   void start(FutureQClient client, FutureQClient admin) throws Exception {
     ConsumerOptions manual = new ConsumerOptions(200, false, Duration.ofSeconds(1), Duration.ofMillis(50), 1);
-    for (String group : GROUPS) {
-      consumers.add(client.subscribe(TOPIC, group, m -> onGroupDelivery(group, m), manual));
+    for (String topic : options.topics()) {
+      for (String group : GROUPS) {
+        consumers.add(client.subscribe(topic, group, m -> onGroupDelivery(group, m), manual));
+      }
     }
     awaitGroups(admin);
-    consumers.add(client.subscribe(TOPIC, UNIVERSAL, this::onUniversalDelivery,
-        new ConsumerOptions(200, true, Duration.ofSeconds(1), Duration.ofMillis(50), 1)));
+    for (String topic : options.topics()) {
+      consumers.add(client.subscribe(topic, UNIVERSAL, this::onUniversalDelivery,
+          new ConsumerOptions(200, true, Duration.ofSeconds(1), Duration.ofMillis(50), 1)));
+    }
     producer = client.producer(new ProducerOptions(100, 1 << 20, Duration.ofMillis(1), 100_000,
         Duration.ofSeconds(30), AckLevel.ACK_LEVEL_QUORUM, Duration.ofMillis(50), Duration.ofSeconds(60),
         Duration.ofSeconds(5)));
@@ -276,20 +321,28 @@ final class Workload {
   }
 
   /** Message ids delivered to {@code group} before {@code beforeMs} whose ack no earlier probe found durable. */
-  Set<String> probeCandidates(String group, long beforeMs) {
+  Set<String> probeCandidates(String topic, String group, long beforeMs) {
     Set<String> ids = new HashSet<>();
     for (Received r : received) {
-      if (r.group().equals(group) && r.receivedAtMs() < beforeMs
+      if (r.group().equals(group) && r.topic().equals(topic) && r.receivedAtMs() < beforeMs
           && !durableAt.containsKey(group + "/" + r.messageId())) {
-        ids.add(r.messageId());
+        ids.add(r.messageId().substring(topic.length() + 1));
       }
     }
     return ids;
   }
 
-  /** The dead broker's storage, read before the restart that ends disruption {@code index}, held these acks. */
-  void durablyAcked(String group, Set<String> ids, int index) {
-    ids.forEach(id -> durableAt.putIfAbsent(group + "/" + id, index));
+  /**
+   * The dead broker's storage, read before the restart that ends disruption {@code index}, held these acks of
+   * {@code topic}'s messages (the broker's ids).
+   */
+  void durablyAcked(String topic, String group, Set<String> ids, int index) {
+    ids.forEach(id -> durableAt.putIfAbsent(group + "/" + qualified(topic, id), index));
+  }
+
+  /** The topics the workload publishes to. */
+  List<String> topics() {
+    return options.topics();
   }
 
   int disruptionCount() {
@@ -301,7 +354,8 @@ final class Workload {
 
   private void publishOne(long n) {
     if (random.nextDouble() < 0.1) {
-      Published p = new Published("l-" + Long.toHexString(options.seed()) + "-" + n + "#0", "", Kind.LEADER_ACKED,
+      Published p = new Published(topicOf(n), "l-" + Long.toHexString(options.seed()) + "-" + n + "#0", "",
+          Kind.LEADER_ACKED,
           (long) (random.nextDouble() * (options.maxDelayMs() + 1)), 0, 0, null);
       published.put(p.payload, p);
       send(p);
@@ -316,9 +370,13 @@ final class Workload {
     long ttl = kind == Kind.TTL ? 300 + random.nextInt(501) : 0;
     long nackDelay = kind == Kind.NACKED ? 500 + random.nextInt(1001) : kind == Kind.TTL ? ttl + 1500 : 0;
     String key = "k-" + Long.toHexString(options.seed()) + "-" + n;
-    Published p = new Published(key + "#0", key, kind, delay, ttl, nackDelay, null);
+    Published p = new Published(topicOf(n), key + "#0", key, kind, delay, ttl, nackDelay, null);
     published.put(p.payload, p);
     send(p);
+  }
+
+  private String topicOf(long n) {
+    return options.topics().get((int) (n % options.topics().size()));
   }
 
   private void send(Published p) {
@@ -327,7 +385,7 @@ final class Workload {
     if (p.firstSentAtMs == 0) {
       p.firstSentAtMs = now;
     }
-    OutgoingMessage.Builder m = OutgoingMessage.to(TOPIC).payload(p.payload).delay(Duration.ofMillis(p.delayMs));
+    OutgoingMessage.Builder m = OutgoingMessage.to(p.topic).payload(p.payload).delay(Duration.ofMillis(p.delayMs));
     if (!p.key.isEmpty()) {
       m.key(p.key);
     }
@@ -349,7 +407,8 @@ final class Workload {
       return;
     }
     lastAnswerAtMs.accumulateAndGet(now, Math::max);
-    if (p.kind == Kind.REUSED && result.duplicate() && idsOf(p.previous).contains(result.messageId())) {
+    if (p.kind == Kind.REUSED && result.duplicate()
+        && idsOf(p.previous).contains(qualified(p.topic, result.messageId()))) {
       // the key is still held by the message it reuses: ask again a little later
       p.keyTakenAnswers.add(now);
       if (now - p.firstSentAtMs < 30_000) {
@@ -359,7 +418,7 @@ final class Workload {
       }
       return;
     }
-    p.messageId = result.messageId();
+    p.messageId = qualified(p.topic, result.messageId());
     p.answeredAtMs = now;
     if (p.kind == Kind.REUSED) {
       reusesInProgress.decrementAndGet();
@@ -391,7 +450,7 @@ final class Workload {
     if (!previous.reuseScheduled.compareAndSet(false, true)) {
       return;
     }
-    Published p = new Published(previous.key + "#1", previous.key, Kind.REUSED, 0, 0, 0, previous);
+    Published p = new Published(previous.topic, previous.key + "#1", previous.key, Kind.REUSED, 0, 0, 0, previous);
     published.put(p.payload, p);
     reusesInProgress.incrementAndGet();
     send(p);
@@ -399,7 +458,7 @@ final class Workload {
 
   private void cancel(Published p) {
     p.cancelSentAtMs = System.currentTimeMillis();
-    producer.cancel(TOPIC, p.key).whenComplete((existed, failure) -> {
+    producer.cancel(p.topic, p.key).whenComplete((existed, failure) -> {
       if (failure != null) {
         cancelsFailed.incrementAndGet();
         return;
@@ -433,7 +492,8 @@ final class Workload {
     } else if (nackDelay > 0) {
       m.nack(Duration.ofMillis(nackDelay));
     }
-    received.add(new Received(group, m.messageId(), payload, m.dueAtUnixMs(), m.receivedAtUnixMs(), m.attempt(),
+    received.add(new Received(group, qualified(m.topic(), m.messageId()), payload, m.dueAtUnixMs(),
+        m.receivedAtUnixMs(), m.attempt(),
         ack ? now : 0, nackDelay > 0 ? now : 0, nackDelay));
     if (ack && p != null && p.kind == Kind.REUSE_AFTER_ACK) {
       p.ackedBy.add(group);
@@ -445,15 +505,18 @@ final class Workload {
   }
 
   private void onUniversalDelivery(ReceivedMessage m) {
-    received.add(new Received(UNIVERSAL, m.messageId(), new String(m.payload(), StandardCharsets.UTF_8),
+    received.add(new Received(UNIVERSAL, qualified(m.topic(), m.messageId()),
+        new String(m.payload(), StandardCharsets.UTF_8),
         m.dueAtUnixMs(), m.receivedAtUnixMs(), m.attempt(), System.currentTimeMillis(), 0, 0));
   }
 
   private void awaitGroups(FutureQClient admin) {
     Await.until("groups " + GROUPS + " have consumers after subscribing", Duration.ofSeconds(60), () -> {
-      for (String group : GROUPS) {
-        if (Groups.consumers(admin, TOPIC, group) == 0) {
-          return false;
+      for (String topic : options.topics()) {
+        for (String group : GROUPS) {
+          if (Groups.consumers(admin, topic, group) == 0) {
+            return false;
+          }
         }
       }
       return true;
@@ -508,15 +571,20 @@ final class Workload {
     });
   }
 
-  /** 0 once the topic holds nothing pending or in flight within {@code within}, else the last pending count. */
+  /** 0 once the topics hold nothing pending or in flight within {@code within}, else the last pending count. */
   private long awaitPendingZero(FutureQClient admin, Duration within) {
     long[] pending = {-1};
     String[] failure = {null};
     boolean empty = Await.holdsWithin("nothing pending or in flight", within, () -> {
       try {
-        TopicStats stats = admin.topicStats(TOPIC).get(10, TimeUnit.SECONDS);
-        long inFlight = stats.getGroupsList().stream().mapToLong(GroupStats::getInFlight).sum();
-        pending[0] = stats.getPending();
+        long inFlight = 0;
+        long total = 0;
+        for (String topic : options.topics()) {
+          TopicStats stats = admin.topicStats(topic).get(10, TimeUnit.SECONDS);
+          inFlight += stats.getGroupsList().stream().mapToLong(GroupStats::getInFlight).sum();
+          total += stats.getPending();
+        }
+        pending[0] = total;
         return pending[0] == 0 && inFlight == 0;
       } catch (Exception e) {
         if (!String.valueOf(e.getMessage()).equals(failure[0])) {
@@ -555,7 +623,7 @@ final class Workload {
   static boolean heldOnTheWay(Received r, long answeredAtMs, List<Disruption> disruptions, long inFlightTimeoutMs) {
     long earliestSentMs = r.dueAtMs() + (r.attempt() - 1L) * inFlightTimeoutMs;
     return earliestSentMs <= answeredAtMs && disruptions.stream().anyMatch(d ->
-        d.topicHostSpared() && d.startMs() <= r.receivedAtMs() && d.endMs() >= answeredAtMs);
+        d.sparedTopics().contains(r.topic()) && d.startMs() <= r.receivedAtMs() && d.endMs() >= answeredAtMs);
   }
 
   private boolean heldOnTheWay(Received r, long answeredAtMs) {
