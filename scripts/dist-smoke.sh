@@ -3,9 +3,10 @@
 # `bin/futureq server` from it with a Java runtime and no Maven (an `mvn` on PATH that fails if called), publishes
 # a message and consumes it with the distribution's own CLI, then stops the broker. Also checks that every jar in
 # lib/ is listed in licenses/THIRD-PARTY.md, that the public protos (proto/futureq/v1/) and examples/ are there,
-# and, where a Python imports grpc and grpc_tools (PYTHON, else python3, else /usr/bin/python3), generates the
-# Python stubs from the tarball's protos and publishes with its examples/python/producer.py. Run by `mvn verify`
-# after the tarball is built; exits non-zero, saying what failed, otherwise.
+# that man/man1/ has a page for every command of the CLI and, where a Python imports grpc and grpc_tools (PYTHON,
+# else python3, else /usr/bin/python3), generates the Python stubs from the tarball's protos and publishes with its
+# examples/python/producer.py. Run by `mvn verify` after the tarball is built; exits non-zero, saying what failed,
+# otherwise.
 #
 # Usage: scripts/dist-smoke.sh TARBALL [API-PORT]
 #   API-PORT   the broker's gRPC port (default 18443); the management, metrics and console ports follow it (+1..+3)
@@ -38,6 +39,37 @@ SHIPPED_PROTOS="$(cd "$DIST/proto" 2>/dev/null && find . -name '*.proto' | sed '
 [ "$SOURCE_PROTOS" = "$SHIPPED_PROTOS" ] \
   || fail "proto/ holds [$(echo $SHIPPED_PROTOS)], not the public protos [$(echo $SOURCE_PROTOS)]"
 [ ! -e "$DIST/examples/python/futureq" ] || fail "examples/python/futureq (generated stubs) is in the distribution"
+# The man pages: exactly one per command of the tarball's own CLI (futureq.1, futureq-publish.1,
+# futureq-group-delete.1, ...), found by walking its --help; each is troff that names itself, and each parent's page
+# names its subcommands. Where man(1) is installed, every page must render.
+subcommands() {  # the names under "Commands:" in `futureq ARGS... --help`
+  "$DIST/bin/futureq" "$@" --help | awk '/^Commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 } /^[^ ]/ { on = 0 }'
+}
+expected_pages=""
+queue=("")
+while [ ${#queue[@]} -gt 0 ]; do
+  path="${queue[0]}"
+  queue=("${queue[@]:1}")
+  name="futureq${path:+-${path// /-}}"
+  expected_pages+="$name.1"$'\n'
+  page="$DIST/man/man1/$name.1"
+  [ -f "$page" ] || fail "man/man1/$name.1 missing: no man page for \`futureq${path:+ $path}\`"
+  upper="${name^^}"
+  grep -qF ".TH \"${upper//-/\\-}\" \"1\"" "$page" || fail "man/man1/$name.1 is not the troff page of $name"
+  # shellcheck disable=SC2086 # the path's words are the command's arguments
+  subs="$(subcommands $path)" || fail "\`futureq${path:+ $path} --help\` failed"
+  for sub in $subs; do
+    grep -qF "\\fB${sub//-/\\-}\\fP" "$page" || fail "man/man1/$name.1 does not list its subcommand $sub"
+    queue+=("${path:+$path }$sub")
+  done
+  if command -v man >/dev/null 2>&1; then
+    rendered="$(LC_ALL=C MANWIDTH=100 man -l "$page" 2>/dev/null)" || fail "man -l man/man1/$name.1 failed"
+    grep -q "^ *$name - " <<<"$rendered" || fail "man -l man/man1/$name.1 renders no NAME line for $name"
+  fi
+done
+extra_pages="$(comm -13 <(printf '%s' "$expected_pages" | sort) <(ls "$DIST/man/man1" | sort))"
+[ -z "$extra_pages" ] || fail "man/man1 has pages of no command: $(echo $extra_pages)"
+echo "dist-smoke: man/man1 has a page for each of the CLI's $(printf '%s' "$expected_pages" | wc -l) commands"
 for jar in "$DIST"/lib/*.jar; do
   name="$(basename "$jar")"
   [ "$name" = futureq.jar ] || grep -qF "\`$name\`" "$DIST/licenses/THIRD-PARTY.md" \
