@@ -1,8 +1,13 @@
 package io.futureq.cli;
 
-import com.fasterxml.jackson.databind.node.TextNode;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.futureq.api.grpc.Lateness;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.util.Locale;
+import java.util.OptionalDouble;
 import java.util.OptionalLong;
 import org.HdrHistogram.ConcurrentHistogram;
 
@@ -19,6 +24,7 @@ import org.HdrHistogram.ConcurrentHistogram;
  */
 record BenchReport(BenchRun.Result run, int warmupMessages, long clientCpuNanos, Long brokerPid,
     Long brokerCpuNanos, Long brokerJitCpuNanos, Lateness brokerLateness) {
+  private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
 
   /** The warning for a burst whose publishing ran past its due instant, or null when there is none. */
   String burstWarning() {
@@ -78,65 +84,82 @@ record BenchReport(BenchRun.Result run, int warmupMessages, long clientCpuNanos,
     return s.append(", per message ").append(run.plan().consumers() == 0 ? "published" : "received").toString();
   }
 
+  /**
+   * The report as one JSON object. Decimals keep a fixed number of places (rates and per-message CPU 1, seconds
+   * and milliseconds 3); {@code burst_last_delivery_after_due_ms} is the older name of {@code burst_drain_ms},
+   * 0 where that is null.
+   */
   String json() {
     BenchRun.Plan p = run.plan();
-    ConcurrentHistogram h = run.lateness();
-    String existing = String.format(Locale.ROOT, "{\"topic\":%s,\"messages\":%d,\"payload_bytes\":%d,\"burst\":%b,"
-        + "\"ack_level\":\"%s\",\"published\":%d,\"publish_errors\":%d,\"publish_msgs_per_s\":%.1f,"
-        + "\"received\":%d,\"consume_msgs_per_s\":%.1f,\"duplicates\":%d,\"missing\":%d,"
-        + "\"burst_last_delivery_after_due_ms\":%d,\"lateness_ms\":{\"p50\":%.3f,\"p90\":%.3f,\"p99\":%.3f,"
-        + "\"p99_9\":%.3f,\"max\":%.3f}", TextNode.valueOf(p.topic()), p.messages(), p.payloadBytes(), p.burst(),
-        p.ackLevel().name().replace("ACK_LEVEL_", ""), run.published(), run.publishErrors(), run.publishRate(),
-        run.received(), run.consumeRate(), run.duplicates(), run.missing(), run.burstDrainMs().orElse(0),
-        ms(h, 50), ms(h, 90), ms(h, 99), ms(h, 99.9), h.getMaxValue() / 1000.0);
-    return existing + String.format(Locale.ROOT, ",\"groups\":%d,\"warmup_messages\":%d,\"burst_lead_ms\":%s,"
-        + "\"stored_before_due\":%s,\"burst_publish_margin_ms\":%s,\"burst_drain_ms\":%s,\"client_cpu_s\":%.3f,"
-        + "\"client_cpu_us_per_msg\":%s,\"broker_pid\":%s,\"broker_cpu_s\":%s,\"broker_cpu_us_per_msg\":%s,"
-        + "\"broker_jit_cpu_s\":%s,\"broker_jit_cpu_us_per_msg\":%s,\"broker_lateness_ms\":%s,"
-        + "\"rate\":%d,\"linger_ms\":%s,\"max_in_flight\":%d,\"manual_ack\":%b,\"publish_latency_ms\":%s}",
-        p.groups(), warmupMessages, p.burst() ? Long.toString(p.delayMin().toMillis()) : "null",
-        p.burst() ? Boolean.toString(run.storedBeforeDue()) : "null", orNull(run.burstMarginMs()),
-        orNull(run.burstDrainMs()), clientCpuNanos / 1e9, perMessage(clientCpuNanos),
-        brokerPid == null ? "null" : brokerPid.toString(),
-        brokerCpuNanos == null ? "null" : String.format(Locale.ROOT, "%.3f", brokerCpuNanos / 1e9),
-        brokerCpuNanos == null ? "null" : perMessage(brokerCpuNanos),
-        brokerJitCpuNanos == null ? "null" : String.format(Locale.ROOT, "%.3f", brokerJitCpuNanos / 1e9),
-        brokerJitCpuNanos == null ? "null" : perMessage(brokerJitCpuNanos), brokerLatenessJson(), p.rate(),
-        p.linger() == null ? "null" : Long.toString(p.linger().toMillis()), p.maxInFlight(), p.manualAck(),
-        publishLatencyJson());
+    ObjectNode o = JSON.objectNode().put("topic", p.topic()).put("messages", p.messages())
+        .put("payload_bytes", p.payloadBytes()).put("burst", p.burst())
+        .put("ack_level", p.ackLevel().name().replace("ACK_LEVEL_", "")).put("published", run.published())
+        .put("publish_errors", run.publishErrors()).put("publish_msgs_per_s", places(run.publishRate(), 1))
+        .put("received", run.received()).put("consume_msgs_per_s", places(run.consumeRate(), 1))
+        .put("duplicates", run.duplicates()).put("missing", run.missing())
+        .put("burst_last_delivery_after_due_ms", run.burstDrainMs().orElse(0));
+    o.set("lateness_ms", percentilesMs(run.lateness()));
+    o.put("groups", p.groups()).put("warmup_messages", warmupMessages);
+    o.set("burst_lead_ms", p.burst() ? JSON.numberNode(p.delayMin().toMillis()) : JSON.nullNode());
+    o.set("stored_before_due", p.burst() ? JSON.booleanNode(run.storedBeforeDue()) : JSON.nullNode());
+    o.set("burst_publish_margin_ms", orNull(run.burstMarginMs()));
+    o.set("burst_drain_ms", orNull(run.burstDrainMs()));
+    o.put("client_cpu_s", seconds(clientCpuNanos)).set("client_cpu_us_per_msg", perMessageJson(clientCpuNanos));
+    o.put("broker_pid", brokerPid);
+    o.put("broker_cpu_s", brokerCpuNanos == null ? null : seconds(brokerCpuNanos));
+    o.set("broker_cpu_us_per_msg", brokerCpuNanos == null ? JSON.nullNode() : perMessageJson(brokerCpuNanos));
+    o.put("broker_jit_cpu_s", brokerJitCpuNanos == null ? null : seconds(brokerJitCpuNanos));
+    o.set("broker_jit_cpu_us_per_msg",
+        brokerJitCpuNanos == null ? JSON.nullNode() : perMessageJson(brokerJitCpuNanos));
+    o.set("broker_lateness_ms", brokerLateness == null ? JSON.nullNode() : percentilesMs(
+        brokerLateness.getP50Us(), brokerLateness.getP90Us(), brokerLateness.getP99Us(), brokerLateness.getP999Us(),
+        brokerLateness.getMaxUs()));
+    o.put("rate", p.rate()).put("linger_ms", p.linger() == null ? null : p.linger().toMillis())
+        .put("max_in_flight", p.maxInFlight()).put("manual_ack", p.manualAck());
+    ConcurrentHistogram publish = run.publishLatency();
+    o.set("publish_latency_ms", publish.getTotalCount() == 0 ? JSON.nullNode() : percentilesMs(publish));
+    return o.toString();
   }
 
-  private String publishLatencyJson() {
-    ConcurrentHistogram h = run.publishLatency();
-    if (h.getTotalCount() == 0) {
-      return "null";
-    }
-    return String.format(Locale.ROOT, "{\"p50\":%.3f,\"p90\":%.3f,\"p99\":%.3f,\"p99_9\":%.3f,\"max\":%.3f}",
-        ms(h, 50), ms(h, 90), ms(h, 99), ms(h, 99.9), h.getMaxValue() / 1000.0);
+  private static ObjectNode percentilesMs(ConcurrentHistogram h) {
+    return percentilesMs(h.getValueAtPercentile(50), h.getValueAtPercentile(90), h.getValueAtPercentile(99),
+        h.getValueAtPercentile(99.9), h.getMaxValue());
   }
 
-  private String brokerLatenessJson() {
-    if (brokerLateness == null) {
-      return "null";
-    }
-    return String.format(Locale.ROOT, "{\"p50\":%.3f,\"p90\":%.3f,\"p99\":%.3f,\"p99_9\":%.3f,\"max\":%.3f}",
-        brokerLateness.getP50Us() / 1000.0, brokerLateness.getP90Us() / 1000.0, brokerLateness.getP99Us() / 1000.0,
-        brokerLateness.getP999Us() / 1000.0, brokerLateness.getMaxUs() / 1000.0);
+  /** Microsecond figures as milliseconds, three places. */
+  private static ObjectNode percentilesMs(long p50, long p90, long p99, long p999, long max) {
+    return JSON.objectNode().put("p50", places(p50 / 1000.0, 3)).put("p90", places(p90 / 1000.0, 3))
+        .put("p99", places(p99 / 1000.0, 3)).put("p99_9", places(p999 / 1000.0, 3))
+        .put("max", places(max / 1000.0, 3));
   }
 
-  /** CPU microseconds per message, or "null" when no message was counted. */
-  private String perMessage(long cpuNanos) {
+  private JsonNode perMessageJson(long cpuNanos) {
+    OptionalDouble us = perMessageUs(cpuNanos);
+    return us.isPresent() ? JSON.numberNode(places(us.getAsDouble(), 1)) : JSON.nullNode();
+  }
+
+  /** CPU microseconds per message, empty when no message was counted. */
+  private OptionalDouble perMessageUs(long cpuNanos) {
     long count = run.plan().consumers() == 0 ? run.published() : run.received();
-    return count == 0 ? "null" : String.format(Locale.ROOT, "%.1f", cpuNanos / 1000.0 / count);
+    return count == 0 ? OptionalDouble.empty() : OptionalDouble.of(cpuNanos / 1000.0 / count);
   }
 
   private String perMessageText(long cpuNanos) {
-    String us = perMessage(cpuNanos);
-    return us.equals("null") ? "no messages" : us + " us/msg";
+    OptionalDouble us = perMessageUs(cpuNanos);
+    return us.isPresent() ? String.format(Locale.ROOT, "%.1f us/msg", us.getAsDouble()) : "no messages";
   }
 
-  private static String orNull(OptionalLong value) {
-    return value.isPresent() ? Long.toString(value.getAsLong()) : "null";
+  private static BigDecimal seconds(long nanos) {
+    return places(nanos / 1e9, 3);
+  }
+
+  /** {@code value} rounded half up to {@code places} decimals, written with exactly that many. */
+  private static BigDecimal places(double value, int places) {
+    return new BigDecimal(value).setScale(places, RoundingMode.HALF_UP);
+  }
+
+  private static JsonNode orNull(OptionalLong value) {
+    return value.isPresent() ? JSON.numberNode(value.getAsLong()) : JSON.nullNode();
   }
 
   private static double ms(ConcurrentHistogram h, double percentile) {

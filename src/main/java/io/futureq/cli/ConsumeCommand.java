@@ -22,8 +22,9 @@ import picocli.CommandLine.ParameterException;
 
 /** {@code futureq consume}: prints and acks deliveries, one line each, until --count is reached or interrupted. */
 @Command(name = "consume", mixinStandardHelpOptions = true,
-    description = {"Print each delivery on one line, then ack it. A text payload is printed with backslash,",
-        "line breaks, tabs, other control characters escaped (\\\\, \\n, \\r, \\t, \\uXXXX): one delivery, a line.",
+    description = {"Print each delivery on one line, then ack it.",
+        "A text payload is printed with backslash, line breaks, tabs, other control characters escaped (\\\\, \\n, "
+            + "\\r, \\t, \\uXXXX): one delivery, a line.",
         "Without --group, subscribes as a universal consumer: it sees only messages that become due while it "
             + "is connected."})
 final class ConsumeCommand extends BrokerCommand {

@@ -8,8 +8,8 @@ import picocli.CommandLine.Option;
 
 /** {@code futureq group delete}: unregisters a durable group. */
 @Command(name = "delete", mixinStandardHelpOptions = true,
-    description = {"Delete a durable group: its acks are forgotten, messages only it still held are deleted,",
-        "and its consumers' streams end with NOT_FOUND. A group that does not exist fails, exit 1."})
+    description = {"Delete a durable group: its acks are forgotten, messages only it still held are deleted, and its "
+        + "consumers' streams end with NOT_FOUND.", "A group that does not exist fails, exit 1."})
 final class GroupDeleteCommand extends BrokerCommand {
   @Option(names = "--topic", required = true, paramLabel = "TOPIC", description = "Topic of the group.")
   String topic;
