@@ -11,7 +11,7 @@
 #   DIR          work directory for the nodes' data and logs (node-N.log); wiped first
 #   BENCH-FLAG   extra flags for `bin/futureq bench` (default shape: 200,000 messages, QUORUM)
 # With JFR=1 each node records a flight recording (profile settings) to DIR/node-N.jfr.
-# With SHARDS=N the nodes run with futureq.cluster.log-shards = N (default: the configs' own, 1). With TOPICS=N each
+# With SHARDS=N the nodes run with futureq.cluster.log-shards = N (default: the configs' own, 3). With TOPICS=N each
 # run is N bench processes side by side, one topic each, through nodes 1, 2, 3 in turn (default 1); with SHARDS > 1
 # the topics are chosen so that topic i lies in log shard i modulo SHARDS. The run's line is then one JSON object
 # per process, and the CPU line counts what they published together.
@@ -35,7 +35,8 @@ trap stop EXIT
 for i in 1 2 3; do
   OPTS=-Xmx768m
   [ "${JFR:-0}" = 1 ] && OPTS="$OPTS -XX:StartFlightRecording=filename=$DIR/node-$i.jfr,settings=profile,dumponexit=true"
-  (cd "$DIR" && JAVA_OPTS="$OPTS" FUTUREQ_CLUSTER_LOG_SHARDS="${SHARDS:-1}" exec "$ROOT/bin/futureq" server --config "$ROOT/conf/cluster-node$i.conf" \
+  (cd "$DIR" && export JAVA_OPTS="$OPTS" && { [ -z "${SHARDS:-}" ] || export FUTUREQ_CLUSTER_LOG_SHARDS="$SHARDS"; } \
+    && exec "$ROOT/bin/futureq" server --config "$ROOT/conf/cluster-node$i.conf" \
     >"$DIR/node-$i.log" 2>&1) &
   PIDS+=($!)
 done
@@ -79,7 +80,7 @@ for run in $(seq 1 "$RUNS"); do
   else
     BENCHES=()
     for t in $(seq 0 $((TOPICS - 1))); do
-      topic="$(topic_in $((t % ${SHARDS:-1})) "${SHARDS:-1}" "bench-r$run-t$t-")"
+      topic="$(topic_in $((t % ${SHARDS:-3})) "${SHARDS:-3}" "bench-r$run-t$t-")"
       "$ROOT/bin/futureq" bench --server "127.0.0.1:$((8443 + t % 3))" --publish-only --json --topic "$topic" "$@" \
         >"$DIR/bench-$run-$t.json" &
       BENCHES+=($!)
