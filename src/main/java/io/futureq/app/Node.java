@@ -39,6 +39,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.CoordinatedShutdown;
@@ -156,9 +157,11 @@ public final class Node implements AutoCloseable {
       CrashedMemberDowning.start(system, raftLog);
     }
     if (metrics != null) {
-      metrics.sample(NodeMetrics.start(() -> engineStats(stores), raftLog == null ? null
-          : () -> raftView(raftLog.status()), settings.storage().engine() == StorageEngine.MEMORY ? null
-          : settings.storage().dataDir(), settings.config().getDuration("kamon.metric.tick-interval"),
+      Supplier<List<NodeMetrics.RaftView>> raftViews = raftLog == null ? null
+          : () -> log.raft().stream().map(r -> raftView(r.shard(), r.status())).toList();
+      metrics.sample(NodeMetrics.start(() -> engineStats(stores), raftViews,
+          settings.storage().engine() == StorageEngine.MEMORY ? null : settings.storage().dataDir(),
+          settings.config().getDuration("kamon.metric.tick-interval"),
           List.of(new GroupBacklogGauges(shards, localTopics, InstantSource.system()))));
     }
     // Pekko Persistence starts on first use, and its first use on a node was the write leader's recovery when the
@@ -373,8 +376,8 @@ public final class Node implements AutoCloseable {
         + console.localAddress().getPort() + "/";
   }
 
-  private static NodeMetrics.RaftView raftView(RaftStatus status) {
-    return new NodeMetrics.RaftView(status.term(), status.commitIndex(), status.appliedIndex(),
+  private static NodeMetrics.RaftView raftView(int shard, RaftStatus status) {
+    return new NodeMetrics.RaftView(shard, status.term(), status.commitIndex(), status.appliedIndex(),
         status.role() == RaftStatus.Role.LEADER, status.leaderId());
   }
 }

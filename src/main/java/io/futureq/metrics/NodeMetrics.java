@@ -11,6 +11,7 @@ import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -22,13 +23,15 @@ import kamon.Kamon;
 
 /**
  * The node's own gauges, there from start-up whatever the traffic: the build, the JVM and the process, the store
- * (RocksDB's sizes and stalls, its file system's free space) and, clustered, this replica's view of Raft. One
+ * (RocksDB's sizes and stalls, its file system's free space) and, clustered, each log shard's replica's view of Raft
+ * (one series per shard, label {@code shard}). One
  * daemon thread samples them at once and then every Kamon tick, so a scrape shows values at most a tick old, and
  * runs the other samplers it is given after them. What each means is its HELP text.
  */
 public final class NodeMetrics implements AutoCloseable {
-  /** What this node's Raft replica knows now; see {@code RaftStatus}. */
-  public record RaftView(long term, long commitIndex, long appliedIndex, boolean leading, String leaderId) {}
+  /** What this node's replica of log shard {@code shard} knows now; see {@code RaftStatus}. */
+  public record RaftView(int shard, long term, long commitIndex, long appliedIndex, boolean leading,
+      String leaderId) {}
 
   private static final double NANOS = 1e9;
   private static final double MILLIS = 1e3;
@@ -36,7 +39,7 @@ public final class NodeMetrics implements AutoCloseable {
   private static final Duration SAMPLE_WAIT = Duration.ofSeconds(5);
 
   private final Supplier<Map<String, Long>> storeStats;
-  private final Supplier<RaftView> raft;
+  private final Supplier<List<RaftView>> raft;
   private final Path dataDir;
   private final List<Runnable> alsoSampled;
   private final ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -44,11 +47,11 @@ public final class NodeMetrics implements AutoCloseable {
     t.setDaemon(true);
     return t;
   });
-  /** The leader the last sample saw, to count changes; confined to the sampler thread. */
-  private String lastLeader;
-  private long leaderChanges;
+  /** By shard: the leader the last sample saw, to count changes; confined to the sampler thread. */
+  private final Map<Integer, String> lastLeader = new HashMap<>();
+  private final Map<Integer, Long> leaderChanges = new HashMap<>();
 
-  private NodeMetrics(Supplier<Map<String, Long>> storeStats, Supplier<RaftView> raft, Path dataDir,
+  private NodeMetrics(Supplier<Map<String, Long>> storeStats, Supplier<List<RaftView>> raft, Path dataDir,
       List<Runnable> alsoSampled) {
     this.storeStats = storeStats;
     this.raft = raft;
@@ -60,11 +63,11 @@ public final class NodeMetrics implements AutoCloseable {
    * Sets the build gauge and starts sampling every {@code every}.
    *
    * @param storeStats the store's engine figures by RocksDB property name (empty for the memory engine)
-   * @param raft this replica's view, or null standalone (no Raft gauges then)
+   * @param raft each log shard's replica's view, or null standalone (no Raft gauges then)
    * @param dataDir the store's directory, whose file system's free space is sampled; null for the memory engine
    * @param alsoSampled other samplers run on the same thread and tick (a failure of one skips the rest of it)
    */
-  public static NodeMetrics start(Supplier<Map<String, Long>> storeStats, Supplier<RaftView> raft, Path dataDir,
+  public static NodeMetrics start(Supplier<Map<String, Long>> storeStats, Supplier<List<RaftView>> raft, Path dataDir,
       Duration every, List<Runnable> alsoSampled) {
     Kamon.gauge("futureq.build.info", "Always 1; the version label is the running broker's version.")
         .withTag("version", version()).update(1);
@@ -122,7 +125,7 @@ public final class NodeMetrics implements AutoCloseable {
       sampleDisk();
     }
     if (raft != null) {
-      sampleRaft(raft.get());
+      raft.get().forEach(this::sampleRaft);
     }
   }
 
@@ -163,23 +166,30 @@ public final class NodeMetrics implements AutoCloseable {
   }
 
   private void sampleRaft(RaftView view) {
-    gauge("futureq.raft.term", "This replica's current Raft term.", view.term());
-    gauge("futureq.raft.commit.index", "The last Raft log index this replica knows to be committed.",
-        view.commitIndex());
-    gauge("futureq.raft.applied.index", "The last Raft log index applied to this replica's store.",
-        view.appliedIndex());
-    gauge("futureq.raft.apply.lag", "Committed entries this replica has not applied yet.",
+    String shard = Integer.toString(view.shard());
+    shardGauge("futureq.raft.term", "This replica's current Raft term, per log shard.", shard, view.term());
+    shardGauge("futureq.raft.commit.index", "The last Raft log index this replica knows to be committed, per log "
+        + "shard.", shard, view.commitIndex());
+    shardGauge("futureq.raft.applied.index", "The last Raft log index applied to this replica's store, per log "
+        + "shard.", shard, view.appliedIndex());
+    shardGauge("futureq.raft.apply.lag", "Committed entries this replica has not applied yet, per log shard.", shard,
         Math.max(0, view.commitIndex() - view.appliedIndex()));
-    gauge("futureq.raft.leader", "1 while this replica is the Raft leader, else 0.", view.leading() ? 1 : 0);
+    shardGauge("futureq.raft.leader", "1 while this replica leads the log shard's Raft group, else 0.", shard,
+        view.leading() ? 1 : 0);
     String leader = view.leaderId();
     if (leader != null && !leader.isEmpty()) {
-      if (lastLeader != null && !lastLeader.equals(leader)) {
-        leaderChanges++;
+      String last = lastLeader.put(view.shard(), leader);
+      if (last != null && !last.equals(leader)) {
+        leaderChanges.merge(view.shard(), 1L, Long::sum);
       }
-      lastLeader = leader;
     }
-    gauge("futureq.raft.leader.changes", "Changes of the Raft leader this node saw since it started (sampled every "
-        + "tick: two within one tick count once).", leaderChanges);
+    shardGauge("futureq.raft.leader.changes", "Changes of the log shard's Raft leader this node saw since it started "
+        + "(sampled every tick: two within one tick count once).", shard,
+        leaderChanges.getOrDefault(view.shard(), 0L));
+  }
+
+  private static void shardGauge(String name, String help, String shard, double value) {
+    Kamon.gauge(name, help).withTag("shard", shard).update(value);
   }
 
   private static void gauge(String name, String help, double value) {

@@ -72,12 +72,13 @@ class ClusterProcessE2ETest {
       assertResumed(followerKill);
 
       // The Raft gauges of the new leader's node: it leads, and it saw the leader change.
-      Await.value("futureq_raft_leader 1.0 and a leader change in node " + newLeader + "'s scrape",
+      Await.value("futureq_raft_leader{shard=\"0\"} 1.0 and a leader change in node " + newLeader + "'s scrape",
           Duration.ofSeconds(30), () -> {
             String scrape = nodes.scrape(newLeader);
-            return scrape != null && scrape.contains("futureq_raft_leader 1.0")
-                && Pattern.compile("(?m)^futureq_raft_leader_changes [1-9]").matcher(scrape).find()
-                && Pattern.compile("(?m)^futureq_raft_term [1-9]").matcher(scrape).find() ? scrape : null;
+            return scrape != null && scrape.contains("futureq_raft_leader{shard=\"0\"} 1.0")
+                && Pattern.compile("(?m)^futureq_raft_leader_changes\\{shard=\"0\"} [1-9]").matcher(scrape).find()
+                && Pattern.compile("(?m)^futureq_raft_term\\{shard=\"0\"} [1-9]").matcher(scrape).find()
+                ? scrape : null;
           }, () -> "last scrape:\n" + nodes.scrape(newLeader));
 
       Set<String> lost = probe.stopAndFindLost(Duration.ofSeconds(60));

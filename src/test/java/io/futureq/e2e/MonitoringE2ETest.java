@@ -73,7 +73,7 @@ class MonitoringE2ETest {
           .awaitReady(START)) {
         String scrape = Scrapes.until(idle.metricsPort(), "the group's lag and the Raft term", WITHIN,
             s -> s.contains("futureq_group_lag{topic=\"orders\",group=\"billing\"} 1.0")
-                && s.contains("futureq_raft_term "));
+                && s.contains("futureq_raft_term{shard=\"0\"} "));
         Set<String> missing = new TreeSet<>(used);
         missing.removeAll(Scrapes.sampleNames(scrape));
         assertEquals(Set.of(), missing, "series the dashboard or alerts use that the idle broker does not export; "
