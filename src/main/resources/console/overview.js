@@ -18,6 +18,16 @@ export async function showOverview(page) {
       ? ((deliveries - previous.deliveries) / ((now - previous.at) / 1000)).toFixed(1) : '…';
     previous = { deliveries, at: now };
     const t = o.totals;
+    const shards = o.raft && o.raft.logShards ? o.raft.logShards : [];
+    // With several log shards a node leads some of their Raft groups and follows in the others.
+    const role = (nodeId) => {
+      if (!o.raft) return 'standalone';
+      if (shards.length > 1) {
+        const led = shards.filter((s) => s.leaderId === nodeId).map((s) => s.shard);
+        return led.length ? 'leads log shard' + (led.length > 1 ? 's ' : ' ') + led.join(', ') : 'follower';
+      }
+      return o.raft.leaderId === nodeId ? 'Raft leader' : 'follower';
+    };
     page.replaceChildren(el('h1', {}, 'Overview'),
       el('div', { className: 'cards' },
         card('Pending messages', num(t.pending), 'total-pending'),
@@ -26,13 +36,14 @@ export async function showOverview(page) {
         card('Delivered/s (first deliveries)', rate, 'delivered-rate'),
         card('Lateness p99 (worst group)', deliveries > 0 ? (p99 / 1000).toFixed(1) + ' ms' : '-', 'lateness-p99'),
         card('Topics', num(t.topics), 'total-topics'),
-        card('Mode', o.mode + (o.raft ? ' · Raft leader ' + (o.raft.leaderId || 'none') : ''), 'mode'),
+        card('Mode', o.mode + (!o.raft ? '' : shards.length > 1 ? ' · ' + shards.length + ' log shards'
+          : ' · Raft leader ' + (o.raft.leaderId || 'none')), 'mode'),
         card('Version', o.version, 'version')),
       el('h2', {}, 'Nodes'),
       table('nodes', ['Node', 'Role', 'Status', 'Reachable', 'Address', 'gRPC', { label: 'Topics hosted', num: true }],
         o.members.map((m) => el('tr', {},
           el('td', {}, m.nodeId + (m.self ? ' (this node)' : '')),
-          el('td', {}, o.raft && o.raft.leaderId === m.nodeId ? 'Raft leader' : o.raft ? 'follower' : 'standalone'),
+          el('td', {}, role(m.nodeId)),
           el('td', {}, m.status), el('td', {}, m.reachable ? 'yes' : 'no'), el('td', {}, m.address),
           el('td', {}, m.grpcAddress), el('td', { className: 'num' }, num(m.topics))))),
       el('h2', {}, 'Settings'),

@@ -10,6 +10,7 @@ import io.futureq.api.grpc.GetTopicStatsRequest;
 import io.futureq.api.grpc.GroupStats;
 import io.futureq.api.grpc.ListMessagesRequest;
 import io.futureq.api.grpc.ListTopicsRequest;
+import io.futureq.api.grpc.LogShardInfo;
 import io.futureq.api.grpc.Member;
 import io.futureq.api.grpc.PendingMessage;
 import io.futureq.api.grpc.TopicStats;
@@ -56,9 +57,15 @@ final class ConsoleReads {
       m.getRolesList().forEach(j.putArray("roles")::add);
     }
     if (info.hasRaft()) {
-      out.putObject("raft").put("leaderId", info.getRaft().getLeaderId()).put("role", info.getRaft().getRole())
-          .put("term", info.getRaft().getTerm()).put("commitIndex", info.getRaft().getCommitIndex())
-          .put("appliedIndex", info.getRaft().getAppliedIndex());
+      ObjectNode raft = out.putObject("raft").put("leaderId", info.getRaft().getLeaderId())
+          .put("role", info.getRaft().getRole()).put("term", info.getRaft().getTerm())
+          .put("commitIndex", info.getRaft().getCommitIndex()).put("appliedIndex", info.getRaft().getAppliedIndex());
+      ArrayNode shards = raft.putArray("logShards");
+      for (LogShardInfo shard : info.getRaft().getLogShardsList()) {
+        shards.addObject().put("shard", shard.getShard()).put("leaderId", shard.getLeaderId())
+            .put("term", shard.getTerm()).put("commitIndex", shard.getCommitIndex())
+            .put("appliedIndex", shard.getAppliedIndex());
+      }
     }
     return out;
   }

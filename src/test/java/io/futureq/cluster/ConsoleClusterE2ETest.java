@@ -25,7 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The console in a three-node cluster: every node's timeline counts what was published through another node (each
  * replica keeps its own counts), a reschedule through one node's console moves the message on the others' timelines,
- * and the overview names the members and the Raft leader.
+ * and the overview names the members and each log shard's Raft leader (three shards, as conf/cluster-node*.conf).
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class ConsoleClusterE2ETest {
@@ -37,7 +37,8 @@ class ConsoleClusterE2ETest {
 
   @Test
   void everyNodeAnswersTheTimelineAndARescheduleThroughOneMovesTheMessageOnAll() throws Exception {
-    try (ClusterNodes cluster = new ClusterNodes(dir, 3, Map.of("futureq.console.enabled", true), false)) {
+    try (ClusterNodes cluster = new ClusterNodes(dir, 3, Map.of("futureq.console.enabled", true,
+        "futureq.cluster.log-shards", 3), false)) {
       cluster.startAll();
       cluster.awaitAllReady(Duration.ofSeconds(90));
       long due = (System.currentTimeMillis() / 1000 + 40) * 1000;
@@ -66,6 +67,12 @@ class ConsoleClusterE2ETest {
       assertEquals(3, overview.get("members").size());
       assertEquals(3, overview.get("totals").get("pending").asLong());
       assertEquals(true, overview.get("raft").get("leaderId").asText().startsWith("node-"), overview.toString());
+      JsonNode shards = overview.get("raft").get("logShards");
+      assertEquals(3, shards.size(), overview.toString());
+      for (int shard = 0; shard < 3; shard++) {
+        assertEquals(shard, shards.get(shard).get("shard").asInt(), overview.toString());
+        assertEquals(true, shards.get(shard).get("leaderId").asText().startsWith("node-"), overview.toString());
+      }
     }
   }
 
