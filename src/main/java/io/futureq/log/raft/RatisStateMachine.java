@@ -56,6 +56,7 @@ final class RatisStateMachine extends BaseStateMachine {
       Message.valueOf(UnsafeByteOperations.unsafeWrap(ApplyResults.newBuilder().setReplayed(true).build()
           .toByteArray()));
 
+  private final int shard;
   private final OrderedStore store;
   private final BrokerStateMachine machine;
   private final AppliedListener listener;
@@ -78,9 +79,13 @@ final class RatisStateMachine extends BaseStateMachine {
   /** Waiting for this replica, leading, to apply the first entry of its term; see {@link #whenLeaderReady}. */
   private final Set<CompletableFuture<Void>> leaderReadyWaiters = ConcurrentHashMap.newKeySet();
 
-  /** @param onFatal told when this replica can apply no more (Ratis then stops its server) */
-  RatisStateMachine(OrderedStore store, BrokerStateMachine machine, AppliedListener listener,
+  /**
+   * @param shard the log shard whose group this replica is of (named in its log lines)
+   * @param onFatal told when this replica can apply no more (Ratis then stops its server)
+   */
+  RatisStateMachine(int shard, OrderedStore store, BrokerStateMachine machine, AppliedListener listener,
       LongConsumer applyNanos, Consumer<Throwable> onFatal, LeaderSubmit submissions) {
+    this.shard = shard;
     this.store = store;
     this.submissions = submissions;
     this.machine = machine;
@@ -122,7 +127,8 @@ final class RatisStateMachine extends BaseStateMachine {
    */
   @Override
   public void notifyLeaderChanged(RaftGroupMemberId member, RaftPeerId newLeader) {
-    LOG.info("Raft leader is now {} (as {} sees it)", newLeader == null ? "unknown" : newLeader, member.getPeerId());
+    LOG.info("Raft leader is now {} (as {} sees it){}", newLeader == null ? "unknown" : newLeader, member.getPeerId(),
+        shard == 0 ? "" : ", log shard " + shard);
     if (!member.getPeerId().equals(newLeader)) {
       leaderReadyWaiters.forEach(waiter -> waiter.completeExceptionally(new LogUnavailableException(
           "this replica no longer leads the Raft group (" + (newLeader == null ? "no leader known" : newLeader
@@ -350,7 +356,8 @@ final class RatisStateMachine extends BaseStateMachine {
    * so it stops hosting topics that would never hear of new messages again.
    */
   private <E extends Exception> E fatal(String what, E cause) {
-    LOG.error("this replica failed {}: {}", what, cause.getMessage(), cause);
+    LOG.error("this replica{} failed {}: {}", shard == 0 ? "" : " of log shard " + shard, what, cause.getMessage(),
+        cause);
     try {
       onFatal.accept(cause);
     } catch (RuntimeException e) {

@@ -67,7 +67,7 @@ final class ReplicaStartup {
       Shard shard = shards.get(k);
       RaftServerFactory.LeaderSpread spread = new RaftServerFactory.LeaderSpread(k, shards.size());
       LeaderSubmit submit = new LeaderSubmit(self, spread.groupId(), settings.requestTimeout());
-      RatisStateMachine machine = new RatisStateMachine(shard.store(), shard.stateMachine(), shard.listener(),
+      RatisStateMachine machine = new RatisStateMachine(k, shard.store(), shard.stateMachine(), shard.listener(),
           applyNanos, onFatal, submit);
       spreads.add(spread);
       submissions.add(submit);

@@ -47,7 +47,7 @@ class RatisStateMachineRepliesTest {
   void open() {
     testLog = TestLog.open(dir, 1000);
     EventLog.AppliedListener quiet = (appliedIndex, result) -> { };
-    replica = new RatisStateMachine(testLog.store(), testLog.stateMachine(), quiet, nanos -> { }, e -> { },
+    replica = new RatisStateMachine(0, testLog.store(), testLog.stateMachine(), quiet, nanos -> { }, e -> { },
         new LeaderSubmit(null, RaftServerFactory.GROUP_ID, Duration.ofSeconds(1)));
   }
 
