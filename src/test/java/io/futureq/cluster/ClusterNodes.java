@@ -23,6 +23,8 @@ import java.util.function.UnaryOperator;
 final class ClusterNodes implements AutoCloseable {
   final Path dir;
   final int size;
+  /** The first this many nodes form the cluster; the others start with futureq.raft.join on. */
+  private final int founders;
   final int[] managementPorts;
   final int[] raftPorts;
   /** Each node's console port, serving only with {@code futureq.console.enabled = true} in the overrides. */
@@ -45,8 +47,17 @@ final class ClusterNodes implements AutoCloseable {
 
   /** @param proxiedRaft put a {@link TcpProxy} in front of each node's Raft port, see {@link #raftProxy} */
   ClusterNodes(Path dir, int size, Map<String, Object> overrides, boolean proxiedRaft) {
+    this(dir, size, size, overrides, proxiedRaft);
+  }
+
+  /**
+   * @param founders how many of the nodes form the cluster (their Raft peers and the contact points required);
+   *     the others join it when started, once a member adds them (admin API)
+   */
+  ClusterNodes(Path dir, int size, int founders, Map<String, Object> overrides, boolean proxiedRaft) {
     this.dir = dir;
     this.size = size;
+    this.founders = founders;
     this.overrides = Map.copyOf(overrides);
     this.managementPorts = new int[size];
     this.raftPorts = new int[size];
@@ -110,14 +121,16 @@ final class ClusterNodes implements AutoCloseable {
     values.put("futureq.topic.delete-batch-interval", "20ms");
     List<String> contacts = new ArrayList<>();
     Map<String, String> peers = new HashMap<>();
-    for (int j = 0; j < size; j++) {
+    // A joining node finds the cluster through the founders; bootstrap waits for every contact point it is given.
+    for (int j = 0; j < founders; j++) {
       contacts.add("127.0.0.1:" + managementPorts[j]);
       int dialed = raftProxies[j] == null ? raftPorts[j] : raftProxies[j].port();
       peers.put("node-" + (j + 1), "127.0.0.1:" + dialed);
     }
+    values.put("futureq.raft.join", i >= founders);
     values.put("futureq.raft.address", "127.0.0.1:" + raftPorts[i]);
     values.put("futureq.cluster.discovery.contact-points", contacts);
-    values.put("futureq.cluster.discovery.required-contact-points", size);
+    values.put("futureq.cluster.discovery.required-contact-points", founders);
     values.put("futureq.raft.peers", peers);
     // Pekko's defaults wait for a stable membership before bootstrap; shorten it for tests.
     values.put("pekko.management.cluster.bootstrap.contact-point-discovery.stable-margin", "1s");
@@ -138,10 +151,16 @@ final class ClusterNodes implements AutoCloseable {
     nodes[i] = Node.start(BrokerSettings.from(config(i)), wrapper);
   }
 
+  /** Starts the founders (every node unless some join later). */
   void startAll() {
-    for (int i = 0; i < size; i++) {
+    for (int i = 0; i < founders; i++) {
       start(i);
     }
+  }
+
+  /** Node {@code i}'s Raft address, as the others dial it. */
+  String raftAddress(int i) {
+    return "127.0.0.1:" + (raftProxies[i] == null ? raftPorts[i] : raftProxies[i].port());
   }
 
   /** Starts every node on a {@link FaultyStore} around its store, and returns them by node. */

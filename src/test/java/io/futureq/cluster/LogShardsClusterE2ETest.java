@@ -26,7 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Three nodes, three log shards: one Raft group per shard in each node's one Ratis server, the groups' leaderships
- * one per node (after start, and again after a node returns), and every shard's topics served through any node.
+ * one per node (after start, and again after a node returns), every shard's topics served through any node, and a
+ * fourth node that joins takes part in every shard's group (added and removed by one admin call each).
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class LogShardsClusterE2ETest {
@@ -87,9 +88,41 @@ class LogShardsClusterE2ETest {
     ClusterTopics.awaitReceived(received, sent, WAIT, round);
   }
 
+  /** Node 4 joins (every shard's group, through one admin call), serves every shard, and leaves them all. */
+  private static void joinAndLeave(ClusterNodes cluster) throws Exception {
+    cluster.start(3); // futureq.raft.join on: it waits, without voting, until a member adds it
+    try (FutureQClient admin = FutureQClient.builder().target(cluster.target(0)).discoveryInterval(Duration.ZERO)
+        .build()) {
+      admin.addRaftPeer("node-4", cluster.raftAddress(3)).get(120, TimeUnit.SECONDS);
+      cluster.awaitAllReady(Duration.ofSeconds(90));
+      ClusterInfo info = admin.clusterInfo().get(10, TimeUnit.SECONDS);
+      assertEquals(Set.of("node-1", "node-2", "node-3", "node-4"), info.getRaft().getPeersMap().keySet());
+      try (FutureQClient viaJoined = FutureQClient.builder().target(cluster.target(3))
+          .discoveryInterval(Duration.ZERO).build()) {
+        List<LogShardInfo> shards = viaJoined.clusterInfo().get(10, TimeUnit.SECONDS).getRaft().getLogShardsList();
+        assertEquals(SHARDS, shards.size(), shards.toString());
+        for (LogShardInfo shard : shards) {
+          assertEquals(true, shard.getLeaderId().startsWith("node-") && shard.getAppliedIndex() > 0,
+              "node-4 follows shard " + shard.getShard() + "'s group and applied it: " + shard);
+        }
+        Set<String> received = ConcurrentHashMap.newKeySet();
+        for (int shard = 0; shard < SHARDS; shard++) {
+          viaJoined.subscribe(topicIn(shard), "joined", m -> received.add(new String(m.payload())),
+              ConsumerOptions.defaults());
+        }
+        publishAndReceive(viaJoined, received, "joined");
+      }
+      // Answered once every shard's group committed the configuration without node-4, shard by shard.
+      admin.removeRaftPeer("node-4").get(120, TimeUnit.SECONDS);
+      Await.until("node-1 sees node-4 out of the Raft group", WAIT, () -> !admin.clusterInfo()
+          .get(10, TimeUnit.SECONDS).getRaft().getPeersMap().containsKey("node-4"));
+    }
+  }
+
+  /** One cluster for it all (a cluster's start is most of a test's time): three nodes, then a fourth joins. */
   @Test
-  void leadershipsSpreadOverTheNodesAndEveryShardServesThroughAnyNode() throws Exception {
-    try (ClusterNodes cluster = new ClusterNodes(dir, 3, Map.of("futureq.cluster.log-shards", SHARDS), false)) {
+  void leadershipsSpreadEveryShardServesThroughAnyNodeAndAJoiningNodeTakesPartInEveryShard() throws Exception {
+    try (ClusterNodes cluster = new ClusterNodes(dir, 4, 3, Map.of("futureq.cluster.log-shards", SHARDS), false)) {
       cluster.startAll();
       cluster.awaitAllReady(Duration.ofSeconds(90));
       awaitOneLeadershipPerNode(cluster, 0, "after start");
@@ -120,6 +153,7 @@ class LogShardsClusterE2ETest {
         awaitOneLeadershipPerNode(cluster, 0, "after node-2 returned");
         publishAndReceive(client, received, "returned");
       }
+      joinAndLeave(cluster);
     }
   }
 }
