@@ -59,10 +59,6 @@ record ShardStores(List<OrderedStore> stores, List<BrokerStateMachine> stateMach
     return shard == 0 ? storage.dataDir() : storage.dataDir().resolve("shard-" + shard);
   }
 
-  void close() {
-    stores.forEach(OrderedStore::close);
-  }
-
   private static OrderedStore open(StorageSettings storage, int shard) {
     if (storage.engine() == StorageEngine.MEMORY) {
       if (shard == 0) {

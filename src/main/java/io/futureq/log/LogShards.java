@@ -43,11 +43,6 @@ public final class LogShards {
     this.shards = List.copyOf(shards);
   }
 
-  /** A node of one shard (standalone tests, tools). */
-  public static LogShards single(OrderedStore store, BrokerStateMachine state, EventLog log) {
-    return new LogShards(List.of(new Shard(0, store, state, log)));
-  }
-
   /**
    * The shard of {@code topic} among {@code count}: FNV-1a of the name without its dead-letter suffixes (the same
    * hash the storage keys use, so it never changes), modulo the count.
