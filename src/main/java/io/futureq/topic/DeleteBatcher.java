@@ -92,6 +92,7 @@ final class DeleteBatcher {
   void flushOnStop() {
     if (!pendingAcks.isEmpty()) {
       tc.eventLog().append(delete(pendingAcks));
+      pendingAcks = new ArrayList<>();
     }
   }
 

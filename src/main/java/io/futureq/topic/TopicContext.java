@@ -22,4 +22,11 @@ public record TopicContext(
     Duration askTimeout,
     int maxConsumersPerGroup,
     WakeTimer wakeTimer,
-    LocalTopics localTopics) {}
+    LocalTopics localTopics) {
+
+  /** The same context writing through {@code log}. */
+  TopicContext withEventLog(EventLog log) {
+    return new TopicContext(settings, groupSettings, store, bucketMs, log, storageExecutor, askTimeout,
+        maxConsumersPerGroup, wakeTimer, localTopics);
+  }
+}

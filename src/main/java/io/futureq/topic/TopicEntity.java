@@ -9,6 +9,7 @@ import io.futureq.serialization.CborSerializable;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -89,6 +90,14 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
   public record Wake() implements Command {}
 
   /**
+   * Sharding's stop message (a move, a passivation): the entity writes the acks it gathered, waits until every
+   * write it and its groups sent is answered ({@link InFlightWrites}), then stops.
+   */
+  public record HandOff() implements Command {}
+
+  private record WritesSettled() implements Command {}
+
+  /**
    * This replica's store was replaced by a snapshot install (now at log index {@code appliedIndex}):
    * what the groups read, hold and were told is stale. The entity stops and starts over, as when
    * its topic moves; consumers rejoin, and messages in flight are delivered again.
@@ -131,7 +140,7 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
   /** Each topic's entity gets the context of its log shard ({@code contexts} by topic name). */
   public static void init(ClusterSharding sharding, Function<String, TopicContext> contexts) {
     sharding.init(Entity.of(ENTITY_KEY, entity -> create(entity.getEntityId(), contexts.apply(entity.getEntityId()),
-        entity.getShard(), InstantSource.system())));
+        entity.getShard(), InstantSource.system())).withStopMessage(new HandOff()));
   }
 
   /**
@@ -147,6 +156,7 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
   private final ActorRef<ClusterSharding.ShardCommand> shard;
   private final String topic;
   private final TopicContext tc;
+  private final InFlightWrites writes;
   private final ActorRef<DueFeed.Command> feed;
   private final TopicGroups groups;
   private final DeleteBatcher deletes;
@@ -157,16 +167,17 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
     super(ctx);
     this.shard = shard;
     this.topic = topic;
-    this.tc = tc;
+    this.writes = new InFlightWrites(tc.eventLog());
+    this.tc = tc.withEventLog(writes);
     // Its groups cannot deliver without it: if it fails, the entity fails with it (a death pact) and
     // sharding starts the topic afresh on its next message, as after a move.
     this.feed = ctx.spawn(DueFeed.create(topic, tc.settings(), tc.store(), tc.bucketMs(), tc.storageExecutor(),
         tc.wakeTimer(), tc.askTimeout()), "due-feed");
     ctx.watch(feed);
     ActorRef<ConsumerGroup.Acked> ackSink = ctx.messageAdapter(ConsumerGroup.Acked.class, GroupAcked::new);
-    this.groups = new TopicGroups(ctx, topic, tc, clock, ackSink, feed);
-    this.deletes = new DeleteBatcher(ctx, timers, topic, tc);
-    this.expiry = new TopicExpiry(ctx, timers, topic, tc, clock);
+    this.groups = new TopicGroups(ctx, topic, this.tc, clock, ackSink, feed);
+    this.deletes = new DeleteBatcher(ctx, timers, topic, this.tc);
+    this.expiry = new TopicExpiry(ctx, timers, topic, this.tc, clock);
     tc.localTopics().started(topic, ctx.getSelf());
     expiry.start();
   }
@@ -181,6 +192,8 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
         .onMessage(MessageMoved.class, this::onMessageMoved)
         .onMessage(GroupsDeleted.class, this::onGroupsDeleted)
         .onMessage(Wake.class, w -> this)
+        .onMessage(HandOff.class, this::onHandOff)
+        .onMessage(WritesSettled.class, settled -> Behaviors.stopped())
         .onMessage(StoreReplaced.class, this::onStoreReplaced)
         .onMessage(GroupAcked.class, deletes::onGroupAcked)
         .onMessage(Settle.class, this::onSettle)
@@ -251,6 +264,13 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
     } else {
       feed.tell(new DueFeed.Settle(applied.settle().replyTo()));
     }
+    return this;
+  }
+
+  private Behavior<Command> onHandOff(HandOff handOff) {
+    deletes.flushOnStop();
+    getContext().pipeToSelf(writes.settled().orTimeout(tc.askTimeout().toMillis(), TimeUnit.MILLISECONDS),
+        (done, failure) -> new WritesSettled());
     return this;
   }
 
