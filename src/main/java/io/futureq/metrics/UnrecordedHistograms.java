@@ -23,7 +23,7 @@ final class UnrecordedHistograms {
   private static final String MARK_KEY = "futureq_unrecorded";
   private static final String MARK = MARK_KEY + "=\"1\"";
   /** One observation of 0: the builder writes every bucket of it. */
-  private static final Distribution ONE_ZERO = new OneZero();
+  static final Distribution ONE_ZERO = new OneZero();
 
   private UnrecordedHistograms() {}
 
@@ -57,7 +57,7 @@ final class UnrecordedHistograms {
     return series.replace("{" + MARK + "}", "").replace("{" + MARK + ",", "{").replace("," + MARK, "") + " 0.0";
   }
 
-  /** A distribution of one observation of 0 (no percentiles: histograms are written from buckets). */
+  /** A distribution of one observation of 0: every percentile is 0 (histograms are written from its buckets). */
   private static final class OneZero implements Distribution {
     private static final Bucket ZERO = new Bucket() {
       @Override
@@ -98,12 +98,32 @@ final class UnrecordedHistograms {
 
     @Override
     public Percentile percentile(double rank) {
-      throw new UnsupportedOperationException("an unrecorded histogram has no percentiles");
+      return zeroAt(rank);
     }
 
+    /** One percentile per bucket, as Kamon lists them: the one bucket, at rank 100. */
     @Override
     public Seq<Percentile> percentiles() {
-      return CollectionConverters.asScala(List.<Percentile>of()).toList();
+      return CollectionConverters.asScala(List.of(zeroAt(100))).toList();
+    }
+
+    private static Percentile zeroAt(double rank) {
+      return new Percentile() {
+        @Override
+        public double rank() {
+          return rank;
+        }
+
+        @Override
+        public long value() {
+          return 0;
+        }
+
+        @Override
+        public long countAtRank() {
+          return 1;
+        }
+      };
     }
 
     @Override
