@@ -9,8 +9,8 @@ import io.futureq.client.FutureQClient;
 import io.futureq.client.FutureQProducer;
 import io.futureq.client.OutgoingMessage;
 import io.futureq.client.ProducerOptions;
-import io.futureq.log.LogShards;
 import io.futureq.testing.Await;
+import io.futureq.testing.ShardTopics;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,11 +38,7 @@ class LogShardsClusterE2ETest {
   Path dir;
 
   static String topicIn(int shard) {
-    for (int i = 0; ; i++) {
-      if (LogShards.indexOf("sharded-" + i, SHARDS) == shard) {
-        return "sharded-" + i;
-      }
-    }
+    return ShardTopics.in(shard, SHARDS, "sharded-");
   }
 
   /** Each shard's leader as node {@code via} sees it, by shard ("" while none is known). */

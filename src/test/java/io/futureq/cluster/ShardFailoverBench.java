@@ -5,8 +5,8 @@ import io.futureq.client.FutureQClient;
 import io.futureq.client.FutureQProducer;
 import io.futureq.client.OutgoingMessage;
 import io.futureq.client.ProducerOptions;
-import io.futureq.log.LogShards;
 import io.futureq.testing.Await;
+import io.futureq.testing.ShardTopics;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -150,10 +150,6 @@ public final class ShardFailoverBench {
   }
 
   private static String topicIn(int shard, String prefix) {
-    for (int i = 0; ; i++) {
-      if (LogShards.indexOf(prefix + i, SHARDS) == shard) {
-        return prefix + i;
-      }
-    }
+    return ShardTopics.in(shard, SHARDS, prefix);
   }
 }

@@ -18,10 +18,10 @@ import io.futureq.client.FutureQProducer;
 import io.futureq.client.OutgoingMessage;
 import io.futureq.client.ProducerOptions;
 import io.futureq.client.SendResult;
-import io.futureq.log.LogShards;
 import io.futureq.storage.OrderedStore;
 import io.futureq.storage.StorageKeys;
 import io.futureq.testing.Await;
+import io.futureq.testing.ShardTopics;
 import io.grpc.Status;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -46,11 +46,7 @@ class LogShardsE2ETest {
 
   /** A topic name starting with {@code prefix} that belongs to {@code shard}. */
   static String topicIn(int shard, String prefix) {
-    for (int i = 0; ; i++) {
-      if (LogShards.indexOf(prefix + i, SHARDS) == shard) {
-        return prefix + i;
-      }
-    }
+    return ShardTopics.in(shard, SHARDS, prefix);
   }
 
   private static PublishResponse publish(TestBroker broker, PublishRequest request)

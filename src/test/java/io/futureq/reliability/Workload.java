@@ -11,9 +11,9 @@ import io.futureq.client.OutgoingMessage;
 import io.futureq.client.ProducerOptions;
 import io.futureq.client.ReceivedMessage;
 import io.futureq.client.SendResult;
-import io.futureq.log.LogShards;
 import io.futureq.testing.Await;
 import io.futureq.testing.Groups;
+import io.futureq.testing.ShardTopics;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -114,12 +114,7 @@ final class Workload {
   static List<String> topicsInShards(int shards) {
     List<String> topics = new ArrayList<>();
     for (int shard = 0; shard < shards; shard++) {
-      for (int i = 0; ; i++) {
-        if (LogShards.indexOf(TOPIC + "-" + i, shards) == shard) {
-          topics.add(TOPIC + "-" + i);
-          break;
-        }
-      }
+      topics.add(ShardTopics.in(shard, shards, TOPIC + "-"));
     }
     return topics;
   }
