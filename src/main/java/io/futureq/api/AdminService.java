@@ -51,6 +51,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.cluster.typed.Cluster;
@@ -60,6 +62,7 @@ import org.apache.pekko.grpc.javadsl.Metadata;
 public final class AdminService implements AdminPowerApi {
   /** Longest GetClusterInfo waits for a member's description: one that just crashed must not hold it. */
   private static final Duration DESCRIBE_TIMEOUT = Duration.ofSeconds(2);
+  private static final String LIST_SHARD_TOPICS = "admin.listShardTopics";
   private final ActorSystem<?> system;
   private final Executor storageExecutor;
   private final TopicRouter router;
@@ -76,17 +79,48 @@ public final class AdminService implements AdminPowerApi {
    */
   private final Map<String, NodeDirectory.Description> lastDescribed = new ConcurrentHashMap<>();
   private final CallAccess access;
+  private final ShardCalls calls;
+  // Each request about a topic, run here or, when this node does not hold the topic's shard, where it is held.
+  private final Function<GetTopicStatsRequest, CompletionStage<TopicStats>> stats;
+  private final Function<ListMessagesRequest, CompletionStage<ListMessagesResponse>> listMessages;
+  private final Function<GetMessageRequest, CompletionStage<PendingMessage>> getMessage;
+  private final Function<RescheduleMessageRequest, CompletionStage<RescheduleMessageResponse>> reschedule;
+  private final Function<DeleteGroupRequest, CompletionStage<DeleteGroupResponse>> deleteGroup;
+  private final Function<PurgeTopicRequest, CompletionStage<PurgeTopicResponse>> purge;
+  private final Function<DeleteTopicRequest, CompletionStage<DeleteTopicResponse>> deleteTopic;
 
   /**
    * @param raft the Raft group in clustered mode; null when standalone
    * @param storage the storage engine's name, as in {@code futureq.storage.engine}
+   * @param calls where requests about topics of shards this node does not hold go
    */
   public AdminService(ActorSystem<?> system, LogShards shards, Executor storageExecutor, TopicRouter router,
-      String nodeId, Duration askTimeout, RaftMembership raft, String storage, ApiSettings api, CallAccess access) {
+      String nodeId, Duration askTimeout, RaftMembership raft, String storage, ApiSettings api, CallAccess access,
+      ShardCalls calls) {
     this.access = access;
+    this.calls = calls;
     this.shards = shards;
     this.topics = new TopicAdmin(api, shards, new HostSettle(router, api.requestTimeout()));
     this.browser = new MessageBrowser(shards);
+    this.stats = calls.topical("admin.getTopicStats", GetTopicStatsRequest.parser(), TopicStats.parser(),
+        GetTopicStatsRequest::getTopic, this::getTopicStats);
+    this.listMessages = calls.topical("admin.listMessages", ListMessagesRequest.parser(),
+        ListMessagesResponse.parser(), ListMessagesRequest::getTopic,
+        in -> read(() -> browser.validate(in), () -> browser.list(in)));
+    this.getMessage = calls.topical("admin.getMessage", GetMessageRequest.parser(), PendingMessage.parser(),
+        GetMessageRequest::getTopic, in -> read(() -> browser.validate(in), () -> browser.get(in)));
+    this.reschedule = calls.topical("admin.rescheduleMessage", RescheduleMessageRequest.parser(),
+        RescheduleMessageResponse.parser(), RescheduleMessageRequest::getTopic,
+        in -> write(() -> topics.reschedule(in)));
+    this.deleteGroup = calls.topical("admin.deleteGroup", DeleteGroupRequest.parser(), DeleteGroupResponse.parser(),
+        DeleteGroupRequest::getTopic, in -> write(() -> topics.deleteGroup(in)));
+    this.purge = calls.topical("admin.purgeTopic", PurgeTopicRequest.parser(), PurgeTopicResponse.parser(),
+        PurgeTopicRequest::getTopic, in -> write(() -> topics.purge(in.getTopic())));
+    this.deleteTopic = calls.topical("admin.deleteTopic", DeleteTopicRequest.parser(), DeleteTopicResponse.parser(),
+        DeleteTopicRequest::getTopic, in -> write(() -> topics.deleteTopic(in.getTopic())));
+    calls.register(LIST_SHARD_TOPICS, ListTopicsRequest.parser(), (shard, in) -> CompletableFuture.supplyAsync(
+        () -> ListTopicsResponse.newBuilder().addAllTopics(readTopics(shards.get(shard), topic -> true)).build(),
+        storageExecutor));
     this.system = system;
     this.storageExecutor = storageExecutor;
     this.router = router;
@@ -99,36 +133,49 @@ public final class AdminService implements AdminPowerApi {
   @Override
   public CompletionStage<ListTopicsResponse> listTopics(ListTopicsRequest in, Metadata metadata) {
     // Any caller may list, and sees the topics it holds some permission on.
-    return access.unary(metadata, principal -> GrpcErrors.translate(
-        CompletableFuture.supplyAsync(() -> readTopics(principal), storageExecutor)));
+    return access.unary(metadata, principal -> GrpcErrors.translate(listTopics(principal)));
   }
 
-  /** Every shard's topics, by name. */
-  private ListTopicsResponse readTopics(Principal principal) {
+  /** Every shard's topics, by name: those of shards held elsewhere asked of a node holding them. */
+  private CompletableFuture<ListTopicsResponse> listTopics(Principal principal) {
+    List<CompletableFuture<List<TopicSummary>>> parts = new ArrayList<>();
+    for (LogShards.Shard shard : shards.all()) {
+      parts.add(shard.held()
+          ? CompletableFuture.supplyAsync(() -> readTopics(shard, principal::seesTopic), storageExecutor)
+          : calls.call(shard.index(), LIST_SHARD_TOPICS, ListTopicsRequest.getDefaultInstance(),
+              ListTopicsResponse.parser()).thenApply(r -> r.getTopicsList().stream()
+                  .filter(t -> principal.seesTopic(t.getName())).toList()));
+    }
+    return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new)).thenApply(done -> {
+      List<TopicSummary> topics = new ArrayList<>();
+      parts.forEach(part -> topics.addAll(part.join()));
+      topics.sort(Comparator.comparing(TopicSummary::getName));
+      return ListTopicsResponse.newBuilder().addAllTopics(topics).build();
+    });
+  }
+
+  /** The topics of {@code shard}, held here, that {@code shown} lets through. */
+  private static List<TopicSummary> readTopics(LogShards.Shard shard, Predicate<String> shown) {
     List<TopicSummary> topics = new ArrayList<>();
     byte[] prefix = StorageKeys.topicMetaPrefix();
-    for (LogShards.Shard shard : shards.all()) {
-      try (OrderedStore.View view = shard.store().view(); OrderedStore.RangeIterator it =
-          view.range(OrderedStore.Space.INDEX, prefix, StorageKeys.prefixEnd(prefix))) {
-        for (; it.valid(); it.next()) {
-          TopicMeta meta = TopicMeta.parseFrom(it.value());
-          if (!principal.seesTopic(meta.getName())) {
-            continue;
-          }
+    try (OrderedStore.View view = shard.store().view(); OrderedStore.RangeIterator it =
+        view.range(OrderedStore.Space.INDEX, prefix, StorageKeys.prefixEnd(prefix))) {
+      for (; it.valid(); it.next()) {
+        TopicMeta meta = TopicMeta.parseFrom(it.value());
+        if (shown.test(meta.getName())) {
           topics.add(TopicSummary.newBuilder().setName(meta.getName()).setPending(meta.getPending())
               .addAllGroups(GroupRegistry.read(shard.store(), meta.getName())).build());
         }
-      } catch (InvalidProtocolBufferException e) {
-        throw new IllegalStateException("corrupt topic metadata", e);
       }
+    } catch (InvalidProtocolBufferException e) {
+      throw new IllegalStateException("corrupt topic metadata", e);
     }
-    topics.sort(Comparator.comparing(TopicSummary::getName));
-    return ListTopicsResponse.newBuilder().addAllTopics(topics).build();
+    return topics;
   }
 
   @Override
   public CompletionStage<TopicStats> getTopicStats(GetTopicStatsRequest in, Metadata metadata) {
-    return access.unary(metadata, Permission.ADMIN, in.getTopic(), () -> getTopicStats(in));
+    return access.unary(metadata, Permission.ADMIN, in.getTopic(), () -> stats.apply(in));
   }
 
   private CompletionStage<TopicStats> getTopicStats(GetTopicStatsRequest in) {
@@ -146,36 +193,33 @@ public final class AdminService implements AdminPowerApi {
 
   @Override
   public CompletionStage<ListMessagesResponse> listMessages(ListMessagesRequest in, Metadata metadata) {
-    return access.unary(metadata, Permission.ADMIN, in.getTopic(), () ->
-        read(() -> browser.validate(in), () -> browser.list(in)));
+    return access.unary(metadata, Permission.ADMIN, in.getTopic(), () -> listMessages.apply(in));
   }
 
   @Override
   public CompletionStage<PendingMessage> getMessage(GetMessageRequest in, Metadata metadata) {
-    return access.unary(metadata, Permission.ADMIN, in.getTopic(), () ->
-        read(() -> browser.validate(in), () -> browser.get(in)));
+    return access.unary(metadata, Permission.ADMIN, in.getTopic(), () -> getMessage.apply(in));
   }
 
   @Override
   public CompletionStage<RescheduleMessageResponse> rescheduleMessage(RescheduleMessageRequest in,
       Metadata metadata) {
-    return access.unary(metadata, Permission.ADMIN, in.getTopic(), () -> write(() -> topics.reschedule(in)));
+    return access.unary(metadata, Permission.ADMIN, in.getTopic(), () -> reschedule.apply(in));
   }
 
   @Override
   public CompletionStage<DeleteGroupResponse> deleteGroup(DeleteGroupRequest in, Metadata metadata) {
-    return access.unary(metadata, Permission.ADMIN, in.getTopic(), () -> write(() -> topics.deleteGroup(in)));
+    return access.unary(metadata, Permission.ADMIN, in.getTopic(), () -> deleteGroup.apply(in));
   }
 
   @Override
   public CompletionStage<PurgeTopicResponse> purgeTopic(PurgeTopicRequest in, Metadata metadata) {
-    return access.unary(metadata, Permission.ADMIN, in.getTopic(), () -> write(() -> topics.purge(in.getTopic())));
+    return access.unary(metadata, Permission.ADMIN, in.getTopic(), () -> purge.apply(in));
   }
 
   @Override
   public CompletionStage<DeleteTopicResponse> deleteTopic(DeleteTopicRequest in, Metadata metadata) {
-    return access.unary(metadata, Permission.ADMIN, in.getTopic(), () ->
-        write(() -> topics.deleteTopic(in.getTopic())));
+    return access.unary(metadata, Permission.ADMIN, in.getTopic(), () -> deleteTopic.apply(in));
   }
 
   private <T> CompletionStage<T> read(Runnable validate, Supplier<T> read) {
@@ -256,6 +300,7 @@ public final class AdminService implements AdminPowerApi {
   private CompletionStage<RaftInfo> addRaftPeer(AddRaftPeerRequest in) {
     try {
       requireCluster();
+      requireChangeable();
       RequestValidator.name("node_id", in.getNodeId());
       if (!in.getRaftAddress().matches("[^:\\s]+:\\d{1,5}")) {
         throw InvalidRequest.invalid("raft_address: must be HOST:PORT, got '" + in.getRaftAddress() + "'");
@@ -274,12 +319,20 @@ public final class AdminService implements AdminPowerApi {
   private CompletionStage<RaftInfo> removeRaftPeer(RemoveRaftPeerRequest in) {
     try {
       requireCluster();
+      requireChangeable();
       RequestValidator.name("node_id", in.getNodeId());
       requireMember(in.getNodeId());
     } catch (InvalidRequest e) {
       return GrpcErrors.translate(CompletableFuture.failedFuture(e));
     }
     return GrpcErrors.translate(raft.remove(in.getNodeId()).thenApply(v -> raft.status()));
+  }
+
+  private void requireChangeable() {
+    String refused = raft.changesRefused();
+    if (refused != null) {
+      throw new InvalidRequest(Status.Code.FAILED_PRECONDITION, refused);
+    }
   }
 
   /**

@@ -35,6 +35,7 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.grpc.javadsl.Metadata;
 import org.apache.pekko.stream.javadsl.Source;
@@ -47,6 +48,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class ProducerService implements ProducerPowerApi {
   private static final Logger LOG = LoggerFactory.getLogger(ProducerService.class);
+  private static final String PUBLISH = "producer.publish";
 
   private final ApiSettings settings;
   private final RequestValidator validator;
@@ -55,13 +57,23 @@ public final class ProducerService implements ProducerPowerApi {
   private final PublishLimits limits;
   private final CallAccess access;
   private final HostSettle hostSettle;
+  private final ShardCalls calls;
+  private final Function<CancelRequest, CompletionStage<CancelResponse>> cancel;
   /** Named in every store batch, so that replicas configured otherwise cannot store it under other keys. */
   private final long bucketMs;
 
-  /** @param topics where a cancel is settled with the topic's host before it is answered */
+  /**
+   * @param topics where a cancel is settled with the topic's host before it is answered
+   * @param calls where requests about topics of shards this node does not hold go
+   */
   public ProducerService(ApiSettings settings, LimitSettings limits, LogShards shards, TopicRouter topics,
-      CallAccess access) {
+      CallAccess access, ShardCalls calls) {
     this.settings = settings;
+    this.calls = calls;
+    calls.register(PUBLISH, PublishRequest.parser(),
+        (shard, request) -> publishHere(request, PublishLimits.countByTopic(request), shard, () -> { }));
+    this.cancel = calls.topical("producer.cancel", CancelRequest.parser(), CancelResponse.parser(),
+        CancelRequest::getTopic, this::cancelHere);
     this.hostSettle = new HostSettle(topics, settings.requestTimeout());
     this.access = access;
     this.limits = new PublishLimits(limits, shards);
@@ -97,22 +109,45 @@ public final class ProducerService implements ProducerPowerApi {
   }
 
   private CompletableFuture<PublishResponse> publishOne(PublishRequest request, Principal principal) {
-    long start = System.nanoTime();
-    LogCommand command;
-    AckLevel level;
-    EventLog eventLog;
+    Map<String, Integer> perTopic;
+    int shard;
     try {
       // Each topic once, not once per message; in the order topics first appear, so a refusal names the same topic.
-      Map<String, Integer> perTopic = PublishLimits.countByTopic(request);
+      perTopic = PublishLimits.countByTopic(request);
       for (String topic : perTopic.keySet()) {
         principal.require(Permission.PRODUCE, topic);
       }
-      eventLog = shards.get(oneShard(perTopic.keySet())).log();
+      shard = oneShard(perTopic.keySet());
+      if (!shards.get(shard).held()) {
+        // Refused here if malformed; the node holding the shard checks its limits (which may refuse it after it took
+        // from the principal's rate) and stores it.
+        validator.ackLevel(request);
+        validator.publish(request, System.currentTimeMillis(), bucketMs);
+        access.admitPublish(principal, request);
+        return calls.call(shard, PUBLISH, request, PublishResponse.parser());
+      }
+    } catch (InvalidRequest | PermissionDenied | RateLimited e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return publishHere(request, perTopic, shard, () -> access.admitPublish(principal, request));
+  }
+
+  /**
+   * Stores a publish whose shard this node holds (the caller checked its permissions), once it is valid and within
+   * the limits; {@code admit} takes it from the principal's rate (nothing for one relayed from another node).
+   */
+  private CompletableFuture<PublishResponse> publishHere(PublishRequest request, Map<String, Integer> perTopic,
+      int shard, Runnable admit) {
+    long start = System.nanoTime();
+    LogCommand command;
+    AckLevel level;
+    EventLog eventLog = shards.get(shard).log();
+    try {
       level = validator.ackLevel(request);
       command = validator.publish(request, System.currentTimeMillis(), bucketMs);
       limits.check(perTopic);
       // Last: a request refused for any other reason takes nothing from the principal's rate.
-      access.admitPublish(principal, request);
+      admit.run();
     } catch (InvalidRequest | PermissionDenied | RateLimited e) {
       return CompletableFuture.failedFuture(e);
     }
@@ -220,10 +255,10 @@ public final class ProducerService implements ProducerPowerApi {
 
   @Override
   public CompletionStage<CancelResponse> cancel(CancelRequest request, Metadata metadata) {
-    return access.unary(metadata, Permission.PRODUCE, request.getTopic(), () -> cancel(request));
+    return access.unary(metadata, Permission.PRODUCE, request.getTopic(), () -> cancel.apply(request));
   }
 
-  private CompletionStage<CancelResponse> cancel(CancelRequest request) {
+  private CompletionStage<CancelResponse> cancelHere(CancelRequest request) {
     CancelMessage.Builder cancel = CancelMessage.newBuilder().setTopic(request.getTopic());
     try {
       RequestValidator.topic("topic", request.getTopic());

@@ -11,4 +11,13 @@ public interface RaftMembership {
   CompletionStage<Void> add(String nodeId, String raftAddress);
 
   CompletionStage<Void> remove(String nodeId);
+
+  /**
+   * Why membership cannot change through {@link #add} and {@link #remove} (they change every log shard's group), or
+   * null when it can: with fewer replicas of each shard than nodes, a node would have to join some shards' groups
+   * and leave others', which is not built yet.
+   */
+  default String changesRefused() {
+    return null;
+  }
 }

@@ -38,11 +38,12 @@ final class CrashedMemberDowning {
 
   private CrashedMemberDowning() {}
 
-  /** Adds this node's id to the roles {@code config} gives it. */
-  static Config roleOverlay(Config config, String nodeId) {
+  /** Adds this node's id, and {@code more}, to the roles {@code config} gives it. */
+  static Config roleOverlay(Config config, String nodeId, List<String> more) {
     List<String> roles = new ArrayList<>(config.hasPath("pekko.cluster.roles")
         ? config.getStringList("pekko.cluster.roles") : List.of());
     roles.add(ROLE_PREFIX + nodeId);
+    roles.addAll(more);
     return ConfigFactory.empty().withValue("pekko.cluster.roles", ConfigValueFactory.fromIterable(roles));
   }
 

@@ -8,22 +8,23 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 
 /**
- * Records in shard 0's store how many shards the event log has, and refuses another count later: a topic's shard
+ * Records in each shard's store how many shards the event log has, and refuses another count later: a topic's shard
  * follows from its name and the count, so with another count topics would be looked for in shards that never held
- * them. A store from before shards existed, with entries applied, had one.
+ * them. A shard 0 store from before shards existed, with entries applied, had one; a node may not hold shard 0, so
+ * every store it holds records the count.
  */
 final class LogShardCount {
   private static final byte[] KEY = "log-shards".getBytes(StandardCharsets.UTF_8);
 
   private LogShardCount() {}
 
-  /** @throws IllegalStateException if {@code shardZero} was written with another count */
-  static void claim(OrderedStore shardZero, Path dataDir, int count) {
-    byte[] stored = shardZero.get(Space.META, KEY);
+  /** @throws IllegalStateException if {@code store}, shard {@code shard}'s, was written with another count */
+  static void claim(OrderedStore store, int shard, Path dataDir, int count) {
+    byte[] stored = store.get(Space.META, KEY);
     int written;
     if (stored != null) {
       written = ByteBuffer.wrap(stored).getInt();
-    } else if (appliedIndex(shardZero) > 0) {
+    } else if (shard == 0 && appliedIndex(store) > 0) {
       written = 1;
     } else {
       written = count;
@@ -35,9 +36,9 @@ final class LogShardCount {
           + "directory");
     }
     if (stored == null) {
-      try (OrderedStore.Batch batch = shardZero.newBatch()) {
+      try (OrderedStore.Batch batch = store.newBatch()) {
         batch.put(Space.META, KEY, ByteBuffer.allocate(Integer.BYTES).putInt(count).array());
-        shardZero.commit(batch, true);
+        store.commit(batch, true);
       }
     }
   }

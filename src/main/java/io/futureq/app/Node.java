@@ -7,12 +7,12 @@ import io.futureq.api.ConsumerService;
 import io.futureq.api.HealthService;
 import io.futureq.api.NodeDirectory;
 import io.futureq.api.ProducerService;
+import io.futureq.api.ShardCalls;
 import io.futureq.config.BrokerSettings;
 import io.futureq.config.ManagementTlsSettings;
 import io.futureq.config.StorageEngine;
 import io.futureq.console.ConsoleServer;
 import io.futureq.group.PreciseWakeTimer;
-import io.futureq.log.BrokerStateMachine;
 import io.futureq.log.LogShards;
 import io.futureq.log.leader.PersistenceWarmUp;
 import io.futureq.log.raft.RaftEventLog;
@@ -102,7 +102,7 @@ public final class Node implements AutoCloseable {
     } catch (RuntimeException e) {
       throw new StartupException(e.getMessage(), e);
     }
-    List<OrderedStore> stores = opened.stores();
+    List<OrderedStore> stores = opened.held();
     MetricsServer metrics = null;
     ActorSystem<Guardian.Command> system;
     try {
@@ -112,10 +112,10 @@ public final class Node implements AutoCloseable {
       // Gauges of stored topics are set from the store now, not at their first change, so they are there from start.
       StoredTopics.forEach(stores, meta -> TopicMetrics.of(meta.getName()).pending.update(meta.getPending()));
       system = ActorSystem.create(Guardian.create(), "futureq",
-          CrashedMemberDowning.roleOverlay(settings.config(), settings.cluster().nodeId())
+          CrashedMemberDowning.roleOverlay(settings.config(), settings.cluster().nodeId(), shardRoles(opened))
               .withFallback(ClusterBootstrapConfig.overlay(settings.cluster()))
               .withFallback(RemotingTls.overlay(settings.cluster().tls()))
-              .withFallback(RemotingLargeWrites.overlay(settings.raft(), stores.size()))
+              .withFallback(RemotingLargeWrites.overlay(settings.raft(), settings.cluster().logShards()))
               .withFallback(settings.config()));
     } catch (RuntimeException e) {
       // A taken remoting port fails here, inside Pekko's start.
@@ -126,7 +126,7 @@ public final class Node implements AutoCloseable {
       throw new StartupException("cannot start the broker: " + e.getMessage(), e);
     }
     try {
-      return wire(settings, system, stores, opened.stateMachines(), metrics);
+      return wire(settings, system, opened, metrics);
     } catch (RuntimeException e) {
       system.terminate();
       awaitQuietly(system);
@@ -138,8 +138,9 @@ public final class Node implements AutoCloseable {
     }
   }
 
-  private static Node wire(BrokerSettings settings, ActorSystem<Guardian.Command> system, List<OrderedStore> stores,
-      List<BrokerStateMachine> stateMachines, MetricsServer metrics) {
+  private static Node wire(BrokerSettings settings, ActorSystem<Guardian.Command> system, ShardStores opened,
+      MetricsServer metrics) {
+    List<OrderedStore> stores = opened.held();
     boolean clustered = settings.cluster().enabled();
     Cluster cluster = Cluster.get(system);
     if (!clustered) {
@@ -147,12 +148,12 @@ public final class Node implements AutoCloseable {
     }
     ClusterSharding sharding = ClusterSharding.get(system);
     Duration askTimeout = settings.api().requestTimeout();
-    TopicRouter router = new TopicRouter(sharding, askTimeout);
+    TopicRouter router = new TopicRouter(sharding, settings.cluster().logShards(), askTimeout);
     LocalTopics localTopics = new LocalTopics();
-    ShardedLog log = ShardedLog.start(system, settings, stores, stateMachines, router, localTopics,
-        new LogMetrics(), cause -> replicaFailed(system, settings.cluster().nodeId(), cause));
+    ShardedLog log = ShardedLog.start(system, settings, opened, router, localTopics, new LogMetrics(),
+        cause -> replicaFailed(system, settings.cluster().nodeId(), cause));
     LogShards shards = log.shards();
-    RaftEventLog raftLog = log.raftShardZero();
+    RaftEventLog raftLog = log.raftFirst();
     if (raftLog != null) {
       CrashedMemberDowning.start(system, raftLog);
     }
@@ -174,23 +175,27 @@ public final class Node implements AutoCloseable {
     system.getWhenTerminated().thenRun(wakeTimer::close);
     List<TopicContext> contexts = new ArrayList<>();
     for (LogShards.Shard shard : shards.all()) {
-      contexts.add(new TopicContext(settings.topic(), settings.group(), shard.store(), shards.bucketMs(),
-          shard.log(), storageExecutor, askTimeout, settings.limits().maxConsumersPerGroup(), wakeTimer, localTopics));
+      contexts.add(!shard.held() ? null : new TopicContext(settings.topic(), settings.group(), shard.store(),
+          shards.bucketMs(), shard.log(), storageExecutor, askTimeout, settings.limits().maxConsumersPerGroup(),
+          wakeTimer, localTopics));
     }
-    TopicEntity.init(sharding, topic -> contexts.get(LogShards.indexOf(topic, shards.count())));
+    TopicEntity.init(sharding, contexts, opened.placement() != null);
 
     Readiness readiness = Readiness.get(system);
     readiness.describeStorage(settings.storage().engine().description());
     CallAccess access = CallAccess.of(settings.security().auth()); // reads the token files: a bad one stops start-up
-    ProducerService producer = new ProducerService(settings.api(), settings.limits(), shards, router, access);
+    // Requests about topics of shards this node does not hold go to a node that holds them.
+    ShardCalls calls = new ShardCalls(shards, settings.api().requestTimeout());
+    calls.attach(Guardian.start(system, ShardCalls.NAME, calls.behavior(), Guardian.OnFailure.RESTART));
+    ProducerService producer = new ProducerService(settings.api(), settings.limits(), shards, router, access, calls);
     // Subscriber sessions live under a parent of their own, not as the guardian's children.
     ActorRef<SpawnProtocol.Command> sessions = Guardian.start(system, "subscribers", SpawnProtocol.create(),
         Guardian.OnFailure.RESTART);
     ConsumerService consumer = new ConsumerService(system, sessions, settings.api(), settings.group(),
         settings.topic(), router, access);
     AdminService admin = new AdminService(system, shards, storageExecutor, router, settings.cluster().nodeId(),
-        askTimeout, raftLog == null ? null : new RaftAdmin(log.raft()), settings.storage().engine().configName(),
-        settings.api(), access);
+        askTimeout, raftLog == null ? null : new RaftAdmin(log.raft(), opened.placement()),
+        settings.storage().engine().configName(), settings.api(), access, calls);
     HealthService health = new HealthService(readiness::isReady);
     ServerBinding binding = await(ApiServer.bind(system, settings.api(), settings.security().tls(), producer, consumer,
         admin, health)
@@ -227,7 +232,18 @@ public final class Node implements AutoCloseable {
         metrics == null ? "metrics off" : "metrics on " + settings.metrics().host() + ":" + metrics.port()
             + (console == null ? "; console off" : "; console on " + consoleUrl(settings, console)));
     Exposure.log(settings, grpcPort, clustered);
-    return new Node(system, binding, stores);
+    return new Node(system, binding, opened.stores());
+  }
+
+  /** The cluster roles of the log shards this node holds, when not every node holds every shard. */
+  private static List<String> shardRoles(ShardStores opened) {
+    List<String> roles = new ArrayList<>();
+    for (int k = 0; opened.placement() != null && k < opened.stores().size(); k++) {
+      if (opened.stores().get(k) != null) {
+        roles.add(TopicEntity.role(k));
+      }
+    }
+    return roles;
   }
 
   /** The storage engine's figures, summed over the shards' stores. */
@@ -256,7 +272,7 @@ public final class Node implements AutoCloseable {
   private static void registerShutdown(ActorSystem<Guardian.Command> system, ServerBinding binding, Duration grace,
       ShardedLog log, List<OrderedStore> stores, Readiness readiness, MetricsServer metrics) {
     CoordinatedShutdown shutdown = CoordinatedShutdown.get(system);
-    if (log.raftShardZero() != null) {
+    if (log.raftFirst() != null) {
       // First of all, so that the write leaders move while this node still serves and relays writes.
       shutdown.addTask(CoordinatedShutdown.PhaseBeforeServiceUnbind(), "futureq-hand-over-raft-leadership",
           () -> log.handOverLeadership().thenApply(v -> Done.getInstance()));
@@ -286,12 +302,12 @@ public final class Node implements AutoCloseable {
     return binding.localAddress().getPort();
   }
 
-  /** Log shard 0's store. */
+  /** Log shard 0's store (null if this node does not hold shard 0). */
   public OrderedStore store() {
     return stores.get(0);
   }
 
-  /** Each log shard's store, by shard. */
+  /** Each log shard's store, by shard; null for a shard this node does not hold. */
   public List<OrderedStore> stores() {
     return stores;
   }

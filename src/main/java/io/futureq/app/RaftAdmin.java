@@ -3,6 +3,7 @@ package io.futureq.app;
 import io.futureq.api.RaftMembership;
 import io.futureq.api.grpc.LogShardInfo;
 import io.futureq.api.grpc.RaftInfo;
+import io.futureq.log.ShardPlacement;
 import io.futureq.log.raft.RaftEventLog;
 import io.futureq.log.raft.RaftStatus;
 import java.util.List;
@@ -10,17 +11,30 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
- * Presents the Raft event log's membership to the admin API. Every log shard's group has the same members: a member
- * is added to or removed from each, shard by shard; the status is shard 0's.
+ * Presents the Raft event log's membership to the admin API. When every node holds every shard, every log shard's
+ * group has the same members: a member is added to or removed from each, shard by shard. The status is that of this
+ * node's first shard.
  */
 final class RaftAdmin implements RaftMembership {
   private final List<RaftEventLog> shards;
   private final RaftEventLog log;
+  private final ShardPlacement placement;
 
-  /** @param shards each log shard's log, by shard */
-  RaftAdmin(List<RaftEventLog> shards) {
+  /**
+   * @param shards the log of each shard this node holds, in shard order
+   * @param placement the shards' placement when not every node holds every shard, else null
+   */
+  RaftAdmin(List<RaftEventLog> shards, ShardPlacement placement) {
     this.shards = List.copyOf(shards);
     this.log = shards.get(0);
+    this.placement = placement;
+  }
+
+  @Override
+  public String changesRefused() {
+    return placement == null ? null : "each log shard is held by " + placement.replicationFactor() + " of the "
+        + placement.nodes().size() + " nodes (futureq.cluster.replication-factor): adding or removing a node would "
+        + "have to move shards' replicas, which is not built yet; membership is fixed at creation in this layout";
   }
 
   @Override

@@ -2,6 +2,7 @@ package io.futureq.app;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import io.futureq.api.ShardCalls;
 import io.futureq.config.RaftSettings;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,6 +27,9 @@ final class RemotingLargeWrites {
       return ConfigFactory.empty();
     }
     List<String> destinations = new ArrayList<>();
+    // A request relayed to a node holding its topic's shard, and its answer (ShardCalls).
+    destinations.add("/user/" + ShardCalls.NAME);
+    destinations.add("/user/" + ShardCalls.NAME + "/*");
     for (int shard = 0; shard < logShards; shard++) {
       destinations.add("/user/" + WritePath.routerName(shard) + "/*");
       destinations.add("/user/" + WritePath.placementName(shard) + "/*");

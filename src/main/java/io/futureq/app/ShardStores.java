@@ -4,54 +4,102 @@ import io.futureq.config.BrokerSettings;
 import io.futureq.config.StorageEngine;
 import io.futureq.config.StorageSettings;
 import io.futureq.log.BrokerStateMachine;
+import io.futureq.log.ShardPlacement;
+import io.futureq.log.raft.RaftEventLog;
 import io.futureq.storage.MemoryStore;
 import io.futureq.storage.OrderedStore;
 import io.futureq.storage.RocksStore;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Objects;
 import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Each log shard's store and the state machine that alone writes it: shard 0 in {@code futureq.storage.data-dir},
- * shard n in its {@code shard-n} directory (the memory engine: a store per shard, all lost on exit).
+ * Each log shard's store this node holds and the state machine that alone writes it: shard 0 in
+ * {@code futureq.storage.data-dir}, shard n in its {@code shard-n} directory (the memory engine: a store per shard,
+ * all lost on exit). A node holds every shard standalone; clustered, those its Raft storage holds and those the
+ * placement gives it ({@link ShardPlacement}: every shard unless the cluster has more nodes than the replication
+ * factor; a joining node prepares every shard, not knowing which it will be given).
  *
- * @param stores by shard
- * @param stateMachines by shard
+ * @param stores by shard, null for a shard this node does not hold
+ * @param stateMachines by shard, null likewise
+ * @param placement the shards' placement over the configured peers, or null when every node holds every shard
  */
-record ShardStores(List<OrderedStore> stores, List<BrokerStateMachine> stateMachines) {
+record ShardStores(List<OrderedStore> stores, List<BrokerStateMachine> stateMachines, ShardPlacement placement) {
   private static final Logger LOG = LoggerFactory.getLogger(ShardStores.class);
 
+  /** The stores this node holds, in shard order. */
+  List<OrderedStore> held() {
+    return stores.stream().filter(Objects::nonNull).toList();
+  }
+
   /**
-   * Opens every shard's store, each wrapped by {@code storeWrapper}, and checks that the data directory was written
-   * in this mode (standalone or clustered), with this shard count and bucket size.
+   * Opens the store of every shard this node holds, each wrapped by {@code storeWrapper}, and checks that the data
+   * directory was written in this mode (standalone or clustered), with this shard count and bucket size.
    *
    * @throws RuntimeException saying why a store cannot be used; every store opened is closed again
    */
   static ShardStores open(BrokerSettings settings, UnaryOperator<OrderedStore> storeWrapper) {
     int shards = settings.cluster().logShards();
+    ShardPlacement placement = placement(settings);
     List<OrderedStore> stores = new ArrayList<>();
     List<BrokerStateMachine> stateMachines = new ArrayList<>();
     try {
       for (int k = 0; k < shards; k++) {
-        stores.add(storeWrapper.apply(open(settings.storage(), k)));
-      }
-      if (settings.storage().engine() == StorageEngine.ROCKSDB) {
-        LogShardCount.claim(stores.get(0), settings.storage().dataDir(), shards);
-        for (int k = 0; k < shards; k++) {
-          DataDirMode.claim(stores.get(k), dir(settings.storage(), k), settings.cluster().enabled());
+        boolean held = placement == null || placement.shardsOf(settings.cluster().nodeId()).contains(k)
+            || RaftEventLog.holdsGroup(settings.raft(), k);
+        OrderedStore store = held ? storeWrapper.apply(open(settings.storage(), k)) : null;
+        stores.add(store);
+        if (store != null && settings.storage().engine() == StorageEngine.ROCKSDB) {
+          LogShardCount.claim(store, k, dir(settings.storage(), k), shards);
+          DataDirMode.claim(store, dir(settings.storage(), k), settings.cluster().enabled());
         }
-      }
-      for (OrderedStore store : stores) {
-        stateMachines.add(new BrokerStateMachine(store, settings.topic().bucketMs()));
+        stateMachines.add(store == null ? null : new BrokerStateMachine(store, settings.topic().bucketMs()));
       }
     } catch (RuntimeException e) {
-      stores.forEach(OrderedStore::close);
+      stores.stream().filter(Objects::nonNull).forEach(OrderedStore::close);
       throw e;
     }
-    return new ShardStores(List.copyOf(stores), List.copyOf(stateMachines));
+    if (placement != null) {
+      if (held(stores).isEmpty()) {
+        stores.stream().filter(Objects::nonNull).forEach(OrderedStore::close);
+        throw new IllegalStateException("node " + settings.cluster().nodeId() + " would hold no log shard: "
+            + placement.nodes().size() + " nodes hold " + shards + " shards " + placement.replicationFactor()
+            + " times each; raise futureq.cluster.log-shards (a node holds at most one replica of a shard)");
+      }
+      LOG.info("node {} holds log shards {} of {} (replication factor {} over {} nodes)",
+          settings.cluster().nodeId(), held(stores), shards, placement.replicationFactor(), placement.nodes().size());
+    }
+    return new ShardStores(Collections.unmodifiableList(stores), Collections.unmodifiableList(stateMachines),
+        placement);
+  }
+
+  /**
+   * The placement of a clustered node's shards over the configured peers, or null when every node holds every
+   * shard: standalone, when no more peers than the replication factor, and on a joining node (its peers name only
+   * some members).
+   */
+  static ShardPlacement placement(BrokerSettings settings) {
+    if (!settings.cluster().enabled() || settings.raft().join()) {
+      return null;
+    }
+    ShardPlacement placement = ShardPlacement.of(settings.raft().peers().keySet(), settings.cluster().logShards(),
+        settings.cluster().replicationFactor());
+    return placement.everywhere() ? null : placement;
+  }
+
+  private static List<Integer> held(List<OrderedStore> stores) {
+    List<Integer> out = new ArrayList<>();
+    for (int k = 0; k < stores.size(); k++) {
+      if (stores.get(k) != null) {
+        out.add(k);
+      }
+    }
+    return out;
   }
 
   /** Where log shard {@code shard} keeps its store. */

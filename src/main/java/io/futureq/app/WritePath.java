@@ -40,7 +40,8 @@ final class WritePath {
    * @param shard the log shard
    * @param log this node's replica of that shard's log, which only its leader appends to (and the replica's barriers)
    * @param raft the same log when clustered (its leader changes place the leader), else null
-   * @param store the store that log applies to
+   * @param store the store that log applies to, or null when this node holds no replica of the shard: then it has
+   *     only the router, and its writes go to the shard's leader on another node
    * @param limit what may wait for the shard's leader; appends beyond fail with
    *     {@link io.futureq.log.LogOverloadedException}
    * @return the log every writer of the shard's topics on this node is given
@@ -48,11 +49,15 @@ final class WritePath {
   static LogWriter start(ActorSystem<Guardian.Command> system, BrokerSettings settings, int shard, EventLog log,
       RaftEventLog raft, OrderedStore store, WriteQueueLimit limit) {
     // Clustered, a write crosses remoting and becomes one Raft entry: it must fit both.
-    long maxCommandBytes = raft == null ? Long.MAX_VALUE : settings.raft().maxEntryBytes() - ENTRY_OVERHEAD_BYTES;
+    long maxCommandBytes = !settings.cluster().enabled() ? Long.MAX_VALUE
+        : settings.raft().maxEntryBytes() - ENTRY_OVERHEAD_BYTES;
     long maxWriteBytes = Math.min(settings.storage().maxQueuedBytes(), maxCommandBytes);
     ActorRef<WriteRouter.Command> router = Guardian.start(system, routerName(shard), WriteRouter.create(shard),
         Guardian.OnFailure.RESTART);
     LogWriter writer = new LogWriter(log, router, limit, maxCommandBytes, settings.api().requestTimeout());
+    if (store == null) {
+      return writer;
+    }
     JournalBackend.get(system).bind(shard, log, writer, store);
     LeaderPlacement.Leadership leadership = raft == null
         ? LeaderPlacement.Leadership.always(BrokerStateMachine.STANDALONE_TERM) : raft::onLeadership;

@@ -14,10 +14,12 @@ import java.util.List;
  * @param allowInsecure listen for remoting and Raft beyond loopback without cluster TLS
  * @param logShards how many shards the event log has (each its own Raft group clustered); fixed when the data
  *     directory is created
+ * @param replicationFactor how many nodes hold a replica of each log shard when the cluster has more nodes (see
+ *     {@code ShardPlacement} in the log package)
  */
 public record ClusterSettings(boolean enabled, String nodeId, String remotingHost, int remotingPort,
     String discoveryMethod, String serviceName, List<String> contactPoints, int requiredContactPoints,
-    ClusterTlsSettings tls, boolean allowInsecure, int logShards) {
+    ClusterTlsSettings tls, boolean allowInsecure, int logShards, int replicationFactor) {
   /** Most log shards: each is a Raft group with its own threads and a store with its own RocksDB instance. */
   public static final int MAX_LOG_SHARDS = 16;
 
@@ -27,7 +29,8 @@ public record ClusterSettings(boolean enabled, String nodeId, String remotingHos
         r.nonEmpty(p + "remoting.host"), r.port(p + "remoting.port"), r.nonEmpty(p + "discovery.method"),
         r.nonEmpty(p + "discovery.service-name"), r.stringList(p + "discovery.contact-points"),
         r.intIn(p + "discovery.required-contact-points", 1, 1000), ClusterTlsSettings.from(r),
-        r.bool(p + "allow-insecure"), r.intIn(p + "log-shards", 1, MAX_LOG_SHARDS));
+        r.bool(p + "allow-insecure"), r.intIn(p + "log-shards", 1, MAX_LOG_SHARDS),
+        r.intIn(p + "replication-factor", 1, 99));
     if (!List.of("config", "pekko-dns", "kubernetes-api").contains(s.discoveryMethod())) {
       r.problems().add(p + "discovery.method: must be config, pekko-dns or kubernetes-api, got '"
           + s.discoveryMethod() + "'");

@@ -18,20 +18,38 @@ public final class LogShards {
   /**
    * One shard as this node has it.
    *
+   * @param store its store, or null when this node holds no replica of the shard ({@link ShardPlacement})
+   * @param state the state machine writing that store, null likewise
    * @param log what writers append to: the shard's write path (its leader, wherever it runs)
    */
   public record Shard(int index, OrderedStore store, BrokerStateMachine state, EventLog log) {
     public Shard {
-      Objects.requireNonNull(store, "store");
-      Objects.requireNonNull(state, "state");
+      if ((store == null) != (state == null)) {
+        throw new IllegalArgumentException("shard " + index + ": a store without its state machine or the reverse");
+      }
       Objects.requireNonNull(log, "log");
+    }
+
+    /** Whether this node holds a replica of the shard: its store, state and topics are here. */
+    public boolean held() {
+      return store != null;
     }
   }
 
   private final List<Shard> shards;
+  private final long bucketMs;
 
-  /** @param shards by index, from 0 */
+  /** @param shards by index, from 0, at least one held */
   public LogShards(List<Shard> shards) {
+    this(shards, shards.stream().filter(Shard::held).findFirst()
+        .orElseThrow(() -> new IllegalArgumentException("no log shard held")).state().bucketMs());
+  }
+
+  /**
+   * @param shards by index, from 0
+   * @param bucketMs the due bucket size, the same in every shard
+   */
+  public LogShards(List<Shard> shards, long bucketMs) {
     if (shards.isEmpty()) {
       throw new IllegalArgumentException("at least one log shard");
     }
@@ -41,6 +59,7 @@ public final class LogShards {
       }
     }
     this.shards = List.copyOf(shards);
+    this.bucketMs = bucketMs;
   }
 
   /**
@@ -59,6 +78,16 @@ public final class LogShards {
     return shards.get(indexOf(topic, shards.size()));
   }
 
+  /** {@code topic}'s shard, which this node must hold: reads of its store are asked of a node holding it. */
+  private Shard held(String topic) {
+    Shard shard = of(topic);
+    if (!shard.held()) {
+      throw new IllegalStateException("topic " + topic + " lies in log shard " + shard.index()
+          + ", which this node does not hold (futureq.cluster.replication-factor): ask a node that holds it");
+    }
+    return shard;
+  }
+
   public Shard get(int index) {
     return shards.get(index);
   }
@@ -71,28 +100,38 @@ public final class LogShards {
     return shards.size();
   }
 
+  /** The shards this node holds a replica of, in order. */
+  public List<Shard> held() {
+    return shards.stream().filter(Shard::held).toList();
+  }
+
+  /** Whether this node holds a replica of {@code topic}'s shard. */
+  public boolean holds(String topic) {
+    return of(topic).held();
+  }
+
   /** The due bucket size, the same in every shard. */
   public long bucketMs() {
-    return shards.get(0).state().bucketMs();
+    return bucketMs;
   }
 
   /** Whether {@code topic}'s shard has ever stored it (and it was not deleted). */
   public boolean knowsTopic(String topic) {
-    return of(topic).state().knowsTopic(topic);
+    return held(topic).state().knowsTopic(topic);
   }
 
   /** Pending messages of {@code topic}, from its shard's book. */
   public long pending(String topic) {
-    return of(topic).state().pending(topic);
+    return held(topic).state().pending(topic);
   }
 
   /** The per-due-second counts of {@code topic} (the console's timeline), from its shard. */
   public CompletableFuture<TopicDueCounts> dueCounts(String topic, Executor executor) {
-    return of(topic).state().dueCounts().of(topic, executor);
+    return held(topic).state().dueCounts().of(topic, executor);
   }
 
-  /** How many topics the shards know together. */
+  /** How many topics the shards this node holds know together. */
   public int topicCount() {
-    return shards.stream().mapToInt(s -> s.state().topicCount()).sum();
+    return held().stream().mapToInt(s -> s.state().topicCount()).sum();
   }
 }

@@ -20,6 +20,7 @@ import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+import org.apache.pekko.cluster.sharding.typed.ShardingEnvelope;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.cluster.sharding.typed.javadsl.Entity;
 import org.apache.pekko.cluster.sharding.typed.javadsl.EntityTypeKey;
@@ -134,13 +135,42 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
   record ExpiryDone(int count, boolean more, long nextExpiryMs, Throwable failure) implements Command {}
 
   public static void init(ClusterSharding sharding, TopicContext context) {
-    init(sharding, topic -> context);
+    sharding.init(entity(ENTITY_KEY, topic -> context));
   }
 
-  /** Each topic's entity gets the context of its log shard ({@code contexts} by topic name). */
-  public static void init(ClusterSharding sharding, Function<String, TopicContext> contexts) {
-    sharding.init(Entity.of(ENTITY_KEY, entity -> create(entity.getEntityId(), contexts.apply(entity.getEntityId()),
-        entity.getShard(), InstantSource.system())).withStopMessage(new HandOff()));
+  /**
+   * One entity type per log shard ({@link #entityKey}), each topic's entity with the context of its shard
+   * ({@code contexts} by shard, null for a shard this node does not hold). With {@code roles}, a shard's entities run
+   * only on the nodes that hold it (their cluster role {@link #role}); other nodes reach them through a proxy.
+   */
+  public static void init(ClusterSharding sharding, List<TopicContext> contexts, boolean roles) {
+    for (int k = 0; k < contexts.size(); k++) {
+      TopicContext context = contexts.get(k);
+      int shard = k;
+      Entity<Command, ShardingEnvelope<Command>> entity = entity(entityKey(k), topic -> {
+        if (context == null) {
+          throw new IllegalStateException("topic " + topic + " started on a node without its log shard " + shard);
+        }
+        return context;
+      });
+      sharding.init(roles ? entity.withRole(role(k)) : entity);
+    }
+  }
+
+  private static Entity<Command, ShardingEnvelope<Command>> entity(EntityTypeKey<Command> key,
+      Function<String, TopicContext> contexts) {
+    return Entity.of(key, entity -> create(entity.getEntityId(), contexts.apply(entity.getEntityId()),
+        entity.getShard(), InstantSource.system())).withStopMessage(new HandOff());
+  }
+
+  /** The entity type of log shard {@code shard}'s topics: shard 0's keeps the name it always had. */
+  public static EntityTypeKey<Command> entityKey(int shard) {
+    return shard == 0 ? ENTITY_KEY : EntityTypeKey.create(Command.class, "topic-s" + shard);
+  }
+
+  /** The cluster role of a node that holds log shard {@code shard}, where its topics' entities run. */
+  public static String role(int shard) {
+    return "futureq-log-shard-" + shard;
   }
 
   /**

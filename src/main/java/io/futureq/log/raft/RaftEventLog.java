@@ -12,6 +12,7 @@ import io.futureq.log.proto.LogCommand;
 import io.futureq.storage.OrderedStore;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -49,6 +50,7 @@ public final class RaftEventLog implements EventLog {
   private static final int COMMAND_FRAMING = 8;
   private final RaftSettings settings;
   private final int shard;
+  private final boolean ownsServer;
   private final RaftServer server;
   private final ReplicaView replica;
   private final RatisStateMachine stateMachine;
@@ -64,11 +66,12 @@ public final class RaftEventLog implements EventLog {
    * Built by {@link ReplicaStartup} once the server runs; starts the lease. Shard 0's log closes the server, and
    * {@code peers} with it.
    */
-  RaftEventLog(RaftSettings settings, int shard, RaftServer server, ReplicaView replica,
+  RaftEventLog(RaftSettings settings, int shard, boolean ownsServer, RaftServer server, ReplicaView replica,
       RatisStateMachine stateMachine, LeaderSubmit submissions, ReplicaSubmit ownCommands, Membership membership,
       PeerLiveness peers) {
     this.settings = settings;
     this.shard = shard;
+    this.ownsServer = ownsServer;
     this.submissions = submissions;
     this.server = server;
     this.replica = replica;
@@ -123,25 +126,38 @@ public final class RaftEventLog implements EventLog {
   static RaftEventLog start(RaftSettings settings, OrderedStore store, BrokerStateMachine stateMachine,
       WriteQueueLimit limit, AppliedListener listener, LongConsumer applyNanos, Consumer<Throwable> onFatal,
       Consumer<RaftProperties> tuning) {
-    return ReplicaStartup.start(settings, List.of(new ReplicaStartup.Shard(store, stateMachine, listener)), limit,
-        applyNanos, onFatal, tuning).get(0);
+    return ReplicaStartup.start(settings, 1, List.of(new ReplicaStartup.Shard(0, store, stateMachine, listener, null)),
+        limit, applyNanos, onFatal, tuning).get(0);
   }
 
   /**
    * As {@link #start(RaftSettings, OrderedStore, BrokerStateMachine, WriteQueueLimit, AppliedListener, LongConsumer,
-   * Consumer)} for several log shards: one Ratis server, one group per shard, each shard's replica applying to its
-   * own store ({@code stores}, {@code stateMachines} and {@code listeners} by shard).
+   * Consumer)} for several log shards: one Ratis server, one group per shard this node holds ({@code held}, of
+   * {@code count}), each shard's replica applying to its own store.
    *
-   * @return each shard's log, by shard; close them in reverse order (shard 0's closes the server)
+   * @return each held shard's log, in the order given; close them in reverse order (the first closes the server)
    */
-  public static List<RaftEventLog> startShards(RaftSettings settings, List<OrderedStore> stores,
-      List<BrokerStateMachine> stateMachines, List<AppliedListener> listeners, WriteQueueLimit limit,
-      LongConsumer applyNanos, Consumer<Throwable> onFatal) {
+  public static List<RaftEventLog> startShards(RaftSettings settings, int count, List<HeldShard> held,
+      WriteQueueLimit limit, LongConsumer applyNanos, Consumer<Throwable> onFatal) {
     List<ReplicaStartup.Shard> shards = new ArrayList<>();
-    for (int k = 0; k < stores.size(); k++) {
-      shards.add(new ReplicaStartup.Shard(stores.get(k), stateMachines.get(k), listeners.get(k)));
+    for (HeldShard h : held) {
+      shards.add(new ReplicaStartup.Shard(h.index(), h.store(), h.stateMachine(), h.listener(), h.replicas()));
     }
-    return ReplicaStartup.start(settings, shards, limit, applyNanos, onFatal, properties -> { });
+    return ReplicaStartup.start(settings, count, shards, limit, applyNanos, onFatal, properties -> { });
+  }
+
+  /**
+   * A log shard this node holds a replica of.
+   *
+   * @param replicas the nodes its group is created with (its preferred leader first), or null for every configured
+   *     peer
+   */
+  public record HeldShard(int index, OrderedStore store, BrokerStateMachine stateMachine, AppliedListener listener,
+      List<String> replicas) {}
+
+  /** Whether this node's Raft storage holds log shard {@code shard}'s group (it held a replica of it before). */
+  public static boolean holdsGroup(RaftSettings settings, int shard) {
+    return Files.isDirectory(RaftServerFactory.groupDir(settings, shard));
   }
 
   /** The log shard this is. */
@@ -304,8 +320,8 @@ public final class RaftEventLog implements EventLog {
   }
 
   /**
-   * Commits and answers everything appended so far (within twice the request timeout); shard 0's log then stops the
-   * server, with every shard's division.
+   * Commits and answers everything appended so far (within twice the request timeout); the log that owns the server
+   * (this node's first shard) then stops it, with every shard's division.
    */
   @Override
   public void close() {
@@ -319,7 +335,7 @@ public final class RaftEventLog implements EventLog {
       ownCommands.close();
       membership.close();
     } finally {
-      if (shard == 0) {
+      if (ownsServer) {
         try {
           server.close();
         } catch (IOException e) {

@@ -70,7 +70,11 @@ final class RaftServerFactory {
 
   /** The configured voters of shard {@code shard}'s group, each with its {@linkplain #priority priority}. */
   static RaftGroup group(RaftSettings settings, LeaderSpread spread) {
-    return RaftGroup.valueOf(spread.groupId(), spread.peers(settings.peers()));
+    Map<String, String> voters = new TreeMap<>(settings.peers());
+    if (spread.replicas() != null) {
+      voters.keySet().retainAll(spread.replicas());
+    }
+    return RaftGroup.valueOf(spread.groupId(), spread.peers(voters));
   }
 
   /**
@@ -92,12 +96,21 @@ final class RaftServerFactory {
   }
 
   /**
-   * Which node each log shard's group prefers as its leader, so that the shards' leaderships spread over the nodes:
-   * of the voters sorted by id, shard s prefers the one at s modulo their number, by a higher Ratis priority. A
-   * leader of lower priority hands leadership to a preferred voter once it has caught up, so the spread comes back
-   * after that node returns. With one shard no voter is preferred: leadership stays where elections put it.
+   * Which node each log shard's group prefers as its leader, so that the shards' leaderships spread over the nodes.
+   * With a placement ({@code replicas}, the shard's nodes from {@link io.futureq.log.ShardPlacement}, preferred
+   * leader first) the first of them; without (every node holds every shard), of the voters sorted by id the one at
+   * s modulo their number. The preferred voter gets a higher Ratis priority: a leader of lower priority hands
+   * leadership to it once it has caught up, so the spread comes back after that node returns. With one shard no
+   * voter is preferred: leadership stays where elections put it.
+   *
+   * @param replicas the nodes the shard's group is created with, or null for every configured peer
    */
-  record LeaderSpread(int shard, int shards) {
+  record LeaderSpread(int shard, int shards, List<String> replicas) {
+    /** Shard {@code shard} of {@code shards}, on every configured peer. */
+    LeaderSpread(int shard, int shards) {
+      this(shard, shards, null);
+    }
+
     RaftGroupId groupId() {
       return RaftServerFactory.groupId(shard);
     }
@@ -105,14 +118,15 @@ final class RaftServerFactory {
     /** Voters (node id to address) as peers with their priorities. */
     List<RaftPeer> peers(Map<String, String> voters) {
       List<String> ids = new ArrayList<>(new TreeMap<>(voters).keySet());
+      String preferred = shards == 1 || ids.isEmpty() ? null
+          : replicas != null && voters.containsKey(replicas.get(0)) ? replicas.get(0) : ids.get(shard % ids.size());
       List<RaftPeer> out = new ArrayList<>();
       voters.forEach((id, address) -> out.add(RaftPeer.newBuilder().setId(id).setAddress(address)
-          .setPriority(shards > 1 && ids.indexOf(id) == shard % ids.size() ? 1 : 0).build()));
+          .setPriority(id.equals(preferred) ? 1 : 0).build()));
       return out;
     }
   }
 
-  /** Node id to address. */
   static Map<String, String> addresses(Collection<RaftPeer> peers) {
     Map<String, String> out = new TreeMap<>();
     peers.forEach(p -> out.put(p.getId().toString(), p.getAddress()));

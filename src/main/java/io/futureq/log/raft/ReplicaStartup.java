@@ -38,18 +38,28 @@ import org.apache.ratis.statemachine.StateMachine;
 final class ReplicaStartup {
   private ReplicaStartup() {}
 
-  /** One shard's replica on this node: its store, the state machine writing it, and who hears what it applied. */
-  record Shard(OrderedStore store, BrokerStateMachine stateMachine, AppliedListener listener) {}
+  /**
+   * One shard's replica on this node: its store, the state machine writing it, and who hears what it applied.
+   *
+   * @param index the log shard
+   * @param replicas the nodes its group is created with (preferred leader first), or null for every configured peer
+   */
+  record Shard(int index, OrderedStore store, BrokerStateMachine stateMachine, AppliedListener listener,
+      List<String> replicas) {}
 
   /**
    * See {@link RaftEventLog#start}; {@code tuning} may change Ratis properties before the server is built.
    *
-   * @return each shard's log, by shard; shard 0's owns the server and the peer watch, and closes the server last
+   * @param count how many log shards there are
+   * @param shards the shards this node holds a replica of, in order
+   * @return each of those shards' log, in the same order; the first owns the server and the peer watch, and closes
+   *     the server last
    */
-  static List<RaftEventLog> start(RaftSettings settings, List<Shard> shards, WriteQueueLimit limit,
+  static List<RaftEventLog> start(RaftSettings settings, int count, List<Shard> shards, WriteQueueLimit limit,
       LongConsumer applyNanos, Consumer<Throwable> onFatal, Consumer<RaftProperties> tuning) {
-    for (int k = 0; k < shards.size(); k++) {
-      long applied = shards.get(k).stateMachine().appliedIndex();
+    for (Shard shard : shards) {
+      int k = shard.index();
+      long applied = shard.stateMachine().appliedIndex();
       if (applied > 0 && !Files.isDirectory(RaftServerFactory.groupDir(settings, k))) {
         throw new IllegalStateException("the store of log shard " + k + " has applied log index " + applied
             + " but the Raft storage " + RaftServerFactory.groupDir(settings, k) + " is new; a store written by the "
@@ -63,9 +73,9 @@ final class ReplicaStartup {
     List<LeaderSubmit> submissions = new ArrayList<>();
     List<RatisStateMachine> machines = new ArrayList<>();
     Map<RaftGroupId, StateMachine> byGroup = new HashMap<>();
-    for (int k = 0; k < shards.size(); k++) {
-      Shard shard = shards.get(k);
-      RaftServerFactory.LeaderSpread spread = new RaftServerFactory.LeaderSpread(k, shards.size());
+    for (Shard shard : shards) {
+      int k = shard.index();
+      RaftServerFactory.LeaderSpread spread = new RaftServerFactory.LeaderSpread(k, count, shard.replicas());
       LeaderSubmit submit = new LeaderSubmit(self, spread.groupId(), settings.requestTimeout());
       RatisStateMachine machine = new RatisStateMachine(k, shard.store(), shard.stateMachine(), shard.listener(),
           applyNanos, onFatal, submit);
@@ -80,7 +90,7 @@ final class ReplicaStartup {
         StateMachine machine = byGroup.get(groupId);
         if (machine == null) {
           throw new IllegalStateException("the Raft storage holds group " + groupId + ", which is no log shard of "
-              + shards.size() + " (futureq.cluster.log-shards)");
+              + count + " (futureq.cluster.log-shards) this node holds");
         }
         return machine;
       }, RaftServerFactory.initialGroup(settings, spreads.get(0)));
@@ -107,10 +117,12 @@ final class ReplicaStartup {
           return RaftServerFactory.client(settings, properties, current,
               leader != null && current.getPeer(leader) != null ? leader : null);
         }, replica, submissions.get(k), settings.requestTimeout(), limit);
-        // One watch of the peers' processes per node, on shard 0: a dead peer's leaderships are all elected anew.
+        // One watch of the peers' processes per node, on its first shard: a dead peer's leaderships are all elected
+        // anew.
         PeerLiveness peers = k == 0 ? new PeerLiveness(settings.watchPeerProcesses(), replica, elections)
             : new PeerLiveness(false, replica, List.of());
-        logs.add(new RaftEventLog(settings, k, server, replica, machines.get(k), submissions.get(k), ownCommands,
+        logs.add(new RaftEventLog(settings, shards.get(k).index(), k == 0, server, replica, machines.get(k),
+            submissions.get(k), ownCommands,
             new Membership(server, spread, group, properties, RaftServerFactory.parameters(settings.tls()),
                 settings.requestTimeout()), peers));
       }

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# How the writes spread when each log shard lives on fewer nodes than the cluster has: starts five nodes on this
+# machine (5 log shards, futureq.cluster.replication-factor = 3; JAVA_OPTS=-Xmx512m each, configs and data under
+# DIR), waits until each answers /ready, publishes MESSAGES messages to each shard's topic (one `bin/futureq bench
+# --publish-only` per topic, through nodes 1-5 in turn, side by side), then reads each node's
+# futureq_log_applied_messages_total (by shard) from its metrics endpoint and prints, per node, the shards it
+# applied and its share of all messages published (3/5 expected), then stops the nodes. Also prints each shard's
+# leader (`bin/futureq cluster`) and the CPU time each node spent publishing.
+#
+# Usage: scripts/placement-apply-bench.sh DIR [MESSAGES]
+#   DIR        work directory (wiped first)
+#   MESSAGES   messages per topic (default 20000)
+# Run it alone on the machine: five nodes on two cores are slow, and anything beside them distorts the CPU figures.
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+if [ $# -lt 1 ]; then
+  sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2
+  exit 2
+fi
+DIR="$1"
+MESSAGES="${2:-20000}"
+NODES=5
+SHARDS=5
+rm -rf "$DIR"
+mkdir -p "$DIR"
+DIR="$(cd "$DIR" && pwd)"
+"$ROOT/bin/futureq" --help >/dev/null # builds once, before the nodes start
+contacts=""
+peers=""
+for i in $(seq 1 $NODES); do
+  contacts="$contacts${contacts:+, }\"127.0.0.1:$((8557 + i))\""
+  peers="$peers      node-$i = \"127.0.0.1:$((50004 + i))\"
+"
+done
+for i in $(seq 1 $NODES); do
+  cat >"$DIR/node-$i.conf" <<CONF
+futureq {
+  node-id = "node-$i"
+  api.port = $((8442 + i))
+  metrics.port = $((9090 + i))
+  management.port = $((8557 + i))
+  console.enabled = false
+  storage.data-dir = "$DIR/data/node-$i/store"
+  cluster {
+    enabled = true
+    log-shards = $SHARDS
+    replication-factor = 3
+    remoting.port = $((25520 + i))
+    discovery {
+      method = "config"
+      contact-points = [$contacts]
+      required-contact-points = $NODES
+    }
+  }
+  raft {
+    storage-dir = "$DIR/data/node-$i/raft"
+    peers {
+$peers    }
+  }
+}
+CONF
+done
+PIDS=()
+stop() { kill "${PIDS[@]}" 2>/dev/null || true; wait 2>/dev/null || true; }
+trap stop EXIT
+for i in $(seq 1 $NODES); do
+  (cd "$DIR" && export JAVA_OPTS=-Xmx512m && exec "$ROOT/bin/futureq" server --config "$DIR/node-$i.conf" \
+    >"$DIR/node-$i.log" 2>&1) &
+  PIDS+=($!)
+done
+for i in $(seq 1 $NODES); do
+  port=$((8557 + i))
+  for _ in $(seq 1 300); do
+    curl -fs "http://127.0.0.1:$port/ready" >/dev/null && break
+    sleep 1
+  done
+  curl -fs "http://127.0.0.1:$port/ready" >/dev/null || { echo "node-$i (management port $port) not ready" >&2; exit 1; }
+done
+"$ROOT/bin/futureq" cluster --server 127.0.0.1:8443 2>/dev/null | grep -i "shard\|leader" || true
+cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+HZ="$(getconf CLK_TCK)"
+declare -A before
+for i in $(seq 1 $NODES); do before[$i]="$(cpu "${PIDS[$((i - 1))]}")"; done
+# Topic i in log shard i: FNV-1a 64 of the name, modulo the count (ClusterInfo.log_shards says how).
+topic_in() {
+  python3 -c 'import sys
+shard, count, prefix = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+def fnv(s):
+    h = 0xcbf29ce484222325
+    for b in s.encode():
+        h = ((h ^ b) * 0x100000001b3) % (1 << 64)
+    return h
+i = 0
+while fnv(prefix + str(i)) % count != shard:
+    i += 1
+print(prefix + str(i))' "$1" "$2" "$3"
+}
+echo "load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+BENCHES=()
+for s in $(seq 0 $((SHARDS - 1))); do
+  "$ROOT/bin/futureq" bench --server "127.0.0.1:$((8443 + s % NODES))" --publish-only --json --warmup 0 \
+    --messages "$MESSAGES" --topic "$(topic_in "$s" $SHARDS placed-)" >"$DIR/bench-$s.json" &
+  BENCHES+=($!)
+done
+wait "${BENCHES[@]}"
+cat "$DIR"/bench-*.json
+total="$(cat "$DIR"/bench-*.json | grep -o '"published":[0-9]*' | cut -d: -f2 | paste -sd+ | bc)"
+echo "published $total messages over $SHARDS topics, one per shard"
+sleep 6 # the metrics endpoint shows the counters as of the last kamon.metric.tick-interval (5 s)
+for i in $(seq 1 $NODES); do
+  scrape="$(curl -fs "http://127.0.0.1:$((9090 + i))/metrics" | grep '^futureq_log_applied_messages_total' || true)"
+  applied="$(echo "$scrape" | awk '{s += $NF} END {printf "%d", s}')"
+  shards="$(echo "$scrape" | awk '$NF > 0' | grep -o 'shard="[0-9]*"' | cut -d'"' -f2 | sort -n | paste -sd, -)"
+  awk -v i="$i" -v a="$applied" -v t="$total" -v s="$shards" -v c="$(( $(cpu "${PIDS[$((i - 1))]}") - before[$i] ))" \
+    -v hz="$HZ" 'BEGIN { printf "node-%d applied %d messages (%.3f of those published), shards %s; cpu %.1f s\n",
+      i, a, (t > 0 ? a / t : 0), s, c / hz }'
+done

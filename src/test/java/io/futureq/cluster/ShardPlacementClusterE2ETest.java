@@ -1,0 +1,167 @@
+package io.futureq.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.futureq.api.grpc.LogShardInfo;
+import io.futureq.api.grpc.TopicSummary;
+import io.futureq.client.ConsumerOptions;
+import io.futureq.client.FutureQClient;
+import io.futureq.client.FutureQProducer;
+import io.futureq.client.InvalidRequestException;
+import io.futureq.client.OutgoingMessage;
+import io.futureq.client.ProducerOptions;
+import io.futureq.log.ShardPlacement;
+import io.futureq.storage.OrderedStore;
+import io.futureq.testing.Await;
+import io.futureq.testing.ShardTopics;
+import io.grpc.Status;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Five nodes, five log shards, replication factor 3: each node holds the three shards the placement gives it (and
+ * no store of the others), leads the one it is preferred for, and serves every topic all the same: publishes,
+ * subscriptions, browsing, listing and cancels of topics whose shard it does not hold go to a node that holds it.
+ */
+@Timeout(value = 300, unit = TimeUnit.SECONDS)
+class ShardPlacementClusterE2ETest {
+  private static final int NODES = 5;
+  private static final int SHARDS = 5;
+  private static final int FACTOR = 3;
+  private static final Duration WAIT = Duration.ofSeconds(60);
+
+  @TempDir
+  Path dir;
+
+  private static String topicIn(int shard) {
+    return ShardTopics.in(shard, SHARDS, "placed-");
+  }
+
+  private static String node(int i) {
+    return "node-" + (i + 1);
+  }
+
+  private static FutureQClient only(ClusterNodes cluster, int i) {
+    return FutureQClient.builder().target(cluster.target(i)).discoveryInterval(Duration.ZERO).build();
+  }
+
+  /** Each shard's leader, as the nodes holding it report it. */
+  private static Map<Integer, String> leaders(ClusterNodes cluster) throws Exception {
+    Map<Integer, String> leaders = new TreeMap<>();
+    for (int i = 0; i < NODES; i++) {
+      try (FutureQClient client = only(cluster, i)) {
+        for (LogShardInfo shard : client.clusterInfo().get(10, TimeUnit.SECONDS).getRaft().getLogShardsList()) {
+          if (!shard.getLeaderId().isEmpty()) {
+            leaders.put(shard.getShard(), shard.getLeaderId());
+          }
+        }
+      }
+    }
+    return leaders;
+  }
+
+  @Test
+  void eachNodeHoldsItsThreeShardsLeadsOneAndServesEveryTopic() throws Exception {
+    ShardPlacement placement = ShardPlacement.of(List.of("node-1", "node-2", "node-3", "node-4", "node-5"), SHARDS,
+        FACTOR);
+    try (ClusterNodes cluster = new ClusterNodes(dir, NODES, Map.of("futureq.cluster.log-shards", SHARDS,
+        "futureq.cluster.replication-factor", FACTOR), false)) {
+      cluster.startAll();
+      cluster.awaitAllReady(Duration.ofSeconds(120));
+
+      for (int i = 0; i < NODES; i++) {
+        for (int shard = 0; shard < SHARDS; shard++) {
+          OrderedStore store = cluster.nodes[i].stores().get(shard);
+          if (placement.replicas(shard).contains(node(i))) {
+            assertNotNull(store, node(i) + " holds shard " + shard);
+          } else {
+            assertNull(store, node(i) + " holds no replica of shard " + shard);
+          }
+        }
+      }
+      List<Map<Integer, String>> seen = new ArrayList<>();
+      Await.until("each shard led by the first node of its placement", WAIT, () -> {
+        Map<Integer, String> leaders = leaders(cluster);
+        seen.add(leaders);
+        for (int shard = 0; shard < SHARDS; shard++) {
+          if (!placement.replicas(shard).get(0).equals(leaders.get(shard))) {
+            return false;
+          }
+        }
+        return true;
+      }, () -> "leaders by shard: " + (seen.isEmpty() ? "none read" : seen.get(seen.size() - 1)));
+
+      // Through each node alone: its own shards and the two it does not hold.
+      for (int i = 0; i < NODES; i++) {
+        publishAndReceiveThrough(cluster, i);
+      }
+
+      try (FutureQClient viaOne = only(cluster, 0)) {
+        // node-1 holds shards 0, 3 and 4: the listing gathers shards 1 and 2 from their nodes.
+        Set<String> listed = new TreeSet<>();
+        for (TopicSummary topic : viaOne.listTopics().get(30, TimeUnit.SECONDS).getTopicsList()) {
+          listed.add(topic.getName());
+        }
+        for (int shard = 0; shard < SHARDS; shard++) {
+          assertTrue(listed.contains(topicIn(shard)), "listed through node-1: " + topicIn(shard) + " in " + listed);
+        }
+        int elsewhere = 1;
+        assertTrue(!placement.replicas(elsewhere).contains("node-1"));
+        // A topic of its own: the others keep the messages of the groups that came and went above.
+        String topic = ShardTopics.in(elsewhere, SHARDS, "browsed-");
+        FutureQProducer producer = viaOne.producer(ProducerOptions.defaults());
+        producer.send(OutgoingMessage.to(topic).payload("later").key("later").delay(Duration.ofHours(1)).build())
+            .get(30, TimeUnit.SECONDS);
+        assertEquals("later", viaOne.getMessageByKey(topic, "later", true).get(30, TimeUnit.SECONDS).getPayload()
+            .toStringUtf8(), "browsed through a node without the shard");
+        assertEquals(1, viaOne.topicStats(topic).get(30, TimeUnit.SECONDS).getPending());
+        assertTrue(viaOne.cancelByKey(topic, "later").get(30, TimeUnit.SECONDS).getExisted());
+        assertEquals(0, viaOne.topicStats(topic).get(30, TimeUnit.SECONDS).getPending());
+
+        ExecutionException refused = assertThrows(ExecutionException.class,
+            () -> viaOne.addRaftPeer("node-6", "127.0.0.1:1").get(30, TimeUnit.SECONDS));
+        InvalidRequestException invalid = (InvalidRequestException) refused.getCause();
+        assertEquals(Status.Code.FAILED_PRECONDITION, invalid.code());
+        assertTrue(invalid.getMessage().contains("futureq.cluster.replication-factor"), invalid.getMessage());
+      }
+    }
+  }
+
+  /** Publishes 5 messages to each shard's topic through node {@code i} alone, and receives them through it. */
+  private static void publishAndReceiveThrough(ClusterNodes cluster, int i) throws Exception {
+    Set<String> received = ConcurrentHashMap.newKeySet();
+    Set<String> sent = new TreeSet<>();
+    try (FutureQClient client = only(cluster, i)) {
+      for (int shard = 0; shard < SHARDS; shard++) {
+        client.subscribe(topicIn(shard), "via-" + node(i), m -> received.add(new String(m.payload())),
+            ConsumerOptions.defaults());
+      }
+      FutureQProducer producer = client.producer(ProducerOptions.defaults().withLinger(Duration.ofMillis(1)));
+      for (int shard = 0; shard < SHARDS; shard++) {
+        for (int k = 0; k < 5; k++) {
+          String id = node(i) + "-" + shard + "-" + k;
+          producer.send(OutgoingMessage.to(topicIn(shard)).payload(id).key(id).delay(Duration.ofMillis(200))
+              .build()).get(30, TimeUnit.SECONDS);
+          sent.add(id);
+        }
+      }
+      ClusterTopics.awaitReceived(received, sent, WAIT, "through " + node(i));
+    }
+  }
+}
