@@ -76,7 +76,7 @@ for i in $(seq 1 $NODES); do
   done
   curl -fs "http://127.0.0.1:$port/ready" >/dev/null || { echo "node-$i (management port $port) not ready" >&2; exit 1; }
 done
-"$ROOT/bin/futureq" cluster --server 127.0.0.1:8443 2>/dev/null | grep -i "shard\|leader" || true
+"$ROOT/bin/futureq" cluster --server 127.0.0.1:8443 2>/dev/null | sed -n '/log shards/,$p' || true
 cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 HZ="$(getconf CLK_TCK)"
 declare -A before
@@ -110,7 +110,8 @@ sleep 6 # the metrics endpoint shows the counters as of the last kamon.metric.ti
 for i in $(seq 1 $NODES); do
   scrape="$(curl -fs "http://127.0.0.1:$((9090 + i))/metrics" | grep '^futureq_log_applied_messages_total' || true)"
   applied="$(echo "$scrape" | awk '{s += $NF} END {printf "%d", s}')"
-  shards="$(echo "$scrape" | awk '$NF > 0' | grep -o 'shard="[0-9]*"' | cut -d'"' -f2 | sort -n | paste -sd, -)"
+  shards="$(echo "$scrape" | awk '$NF > 0' | { grep -o 'shard="[0-9]*"' || true; } | cut -d'"' -f2 | sort -n \
+    | paste -sd, -)"
   awk -v i="$i" -v a="$applied" -v t="$total" -v s="$shards" -v c="$(( $(cpu "${PIDS[$((i - 1))]}") - before[$i] ))" \
     -v hz="$HZ" 'BEGIN { printf "node-%d applied %d messages (%.3f of those published), shards %s; cpu %.1f s\n",
       i, a, (t > 0 ? a / t : 0), s, c / hz }'

@@ -17,6 +17,7 @@ import io.futureq.api.grpc.ListMessagesRequest;
 import io.futureq.api.grpc.ListMessagesResponse;
 import io.futureq.api.grpc.ListTopicsRequest;
 import io.futureq.api.grpc.ListTopicsResponse;
+import io.futureq.api.grpc.LogShardInfo;
 import io.futureq.api.grpc.Member;
 import io.futureq.api.grpc.PendingMessage;
 import io.futureq.api.grpc.PurgeTopicRequest;
@@ -45,6 +46,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
@@ -63,6 +65,9 @@ public final class AdminService implements AdminPowerApi {
   /** Longest GetClusterInfo waits for a member's description: one that just crashed must not hold it. */
   private static final Duration DESCRIBE_TIMEOUT = Duration.ofSeconds(2);
   private static final String LIST_SHARD_TOPICS = "admin.listShardTopics";
+  private static final String LOG_SHARD_INFO = "admin.logShardInfo";
+  /** The role GetClusterInfo gives a log shard this node holds no replica of. */
+  static final String NOT_HELD = "NOT_HELD";
   private final ActorSystem<?> system;
   private final Executor storageExecutor;
   private final TopicRouter router;
@@ -118,6 +123,8 @@ public final class AdminService implements AdminPowerApi {
         PurgeTopicRequest::getTopic, in -> write(() -> topics.purge(in.getTopic())));
     this.deleteTopic = calls.topical("admin.deleteTopic", DeleteTopicRequest.parser(), DeleteTopicResponse.parser(),
         DeleteTopicRequest::getTopic, in -> write(() -> topics.deleteTopic(in.getTopic())));
+    calls.register(LOG_SHARD_INFO, GetClusterInfoRequest.parser(),
+        (shard, in) -> CompletableFuture.completedFuture(raft.shardInfo(shard)));
     calls.register(LIST_SHARD_TOPICS, ListTopicsRequest.parser(), (shard, in) -> CompletableFuture.supplyAsync(
         () -> ListTopicsResponse.newBuilder().addAllTopics(readTopics(shards.get(shard), topic -> true)).build(),
         storageExecutor));
@@ -285,11 +292,32 @@ public final class AdminService implements AdminPowerApi {
         out.addMembers(member);
       });
       lastDescribed.keySet().retainAll(members);
-      if (raft != null) {
-        out.setRaft(raft.status());
+      return out;
+    }).thenCompose(out -> raft == null ? CompletableFuture.completedFuture(out.build())
+        : withEveryShard(raft.status()).thenApply(status -> out.setRaft(status).build())));
+  }
+
+  /**
+   * {@code status} with the shards this node does not hold described too, as a node holding each sees it (role
+   * {@code NOT_HELD}); a shard none of whose nodes answers is left out.
+   */
+  private CompletableFuture<RaftInfo> withEveryShard(RaftInfo status) {
+    Set<Integer> described = new HashSet<>();
+    status.getLogShardsList().forEach(shard -> described.add(shard.getShard()));
+    List<CompletableFuture<LogShardInfo>> others = new ArrayList<>();
+    for (int k = 0; k < shards.count(); k++) {
+      if (!described.contains(k)) {
+        others.add(calls.call(k, LOG_SHARD_INFO, GetClusterInfoRequest.getDefaultInstance(), LogShardInfo.parser())
+            .thenApply(info -> info.toBuilder().setRole(NOT_HELD).build())
+            .exceptionally(failure -> null));
       }
-      return out.build();
-    }));
+    }
+    return CompletableFuture.allOf(others.toArray(CompletableFuture[]::new)).thenApply(done -> {
+      List<LogShardInfo> all = new ArrayList<>(status.getLogShardsList());
+      others.stream().map(CompletableFuture::join).filter(Objects::nonNull).forEach(all::add);
+      all.sort(Comparator.comparingInt(LogShardInfo::getShard));
+      return status.toBuilder().clearLogShards().addAllLogShards(all).build();
+    });
   }
 
   @Override

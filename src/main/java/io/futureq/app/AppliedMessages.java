@@ -24,16 +24,28 @@ final class AppliedMessages implements EventLog.AppliedListener {
 
   @Override
   public void applied(long index, CommandResult result) {
-    if (result instanceof CommandResult.Stored stored) {
-      long fresh = 0;
+    long fresh = stored(result);
+    if (fresh > 0) {
+      counter.increment(fresh);
+    }
+    next.applied(index, result);
+  }
+
+  /** Messages {@code result} stored: a write leader's entry carries the results of the commands it wrote. */
+  static long stored(CommandResult result) {
+    long fresh = 0;
+    if (result instanceof CommandResult.LeaderEntryApplied entry) {
+      for (CommandResult inner : entry.results()) {
+        fresh += stored(inner);
+      }
+    } else if (result instanceof CommandResult.Stored stored) {
       for (CommandResult.StoredRef ref : stored.messages()) {
         if (!ref.duplicate()) {
           fresh++;
         }
       }
-      counter.increment(fresh);
     }
-    next.applied(index, result);
+    return fresh;
   }
 
   @Override

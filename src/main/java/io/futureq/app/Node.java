@@ -202,7 +202,7 @@ public final class Node implements AutoCloseable {
         .toCompletableFuture(), "bind gRPC on " + settings.api().host() + ":" + settings.api().port());
     int grpcPort = binding.localAddress().getPort();
     ServerBinding console = settings.console().enabled() ? await(ConsoleServer.bind(system, settings, access,
-        shards, admin, producer, storageExecutor).toCompletableFuture(), "bind the console on "
+        shards, calls, admin, producer, storageExecutor).toCompletableFuture(), "bind the console on "
         + settings.console().host() + ":" + settings.console().port()) : null;
     String grpcAddress = settings.api().advertised().at(grpcPort);
     Guardian.start(system, NodeDirectory.NAME, NodeDirectory.create(settings.cluster().nodeId(),

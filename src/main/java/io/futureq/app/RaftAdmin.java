@@ -45,6 +45,12 @@ final class RaftAdmin implements RaftMembership {
         .putAllListeners(s.listeners()).addAllLogShards(shards.stream().map(RaftAdmin::shardInfo).toList()).build();
   }
 
+  @Override
+  public LogShardInfo shardInfo(int shard) {
+    return shardInfo(shards.stream().filter(log -> log.shard() == shard).findFirst()
+        .orElseThrow(() -> new IllegalStateException("this node holds no replica of log shard " + shard)));
+  }
+
   private static LogShardInfo shardInfo(RaftEventLog shard) {
     RaftStatus s = shard.status();
     return LogShardInfo.newBuilder().setShard(shard.shard()).setLeaderId(s.leaderId()).setRole(s.role().name())

@@ -16,7 +16,6 @@ import io.futureq.api.grpc.PendingMessage;
 import io.futureq.api.grpc.TopicStats;
 import io.futureq.api.grpc.TopicSummary;
 import io.futureq.log.BrokerStateMachine;
-import io.futureq.log.LogShards;
 import io.futureq.security.Permission;
 import io.futureq.security.Principal;
 import java.nio.ByteBuffer;
@@ -35,11 +34,11 @@ final class ConsoleReads {
   static final int PREVIEW_BYTES = 1024;
 
   private final AdminPowerApi admin;
-  private final LogShards state;
+  private final DueWindows counts;
 
-  ConsoleReads(AdminPowerApi admin, LogShards state) {
+  ConsoleReads(AdminPowerApi admin, DueWindows counts) {
     this.admin = admin;
-    this.state = state;
+    this.counts = counts;
   }
 
   CompletableFuture<ClusterInfo> cluster(Metadata md) {
@@ -89,20 +88,21 @@ final class ConsoleReads {
   }
 
   CompletableFuture<ObjectNode> topic(String topic, Principal principal, Metadata md) {
+    String deadLetters = topic.endsWith(BrokerStateMachine.DEAD_LETTER_SUFFIX) ? null
+        : topic + BrokerStateMachine.DEAD_LETTER_SUFFIX;
     return admin.getTopicStats(GetTopicStatsRequest.newBuilder().setTopic(topic).build(), md).toCompletableFuture()
-        .thenApply(stats -> topicJson(stats, principal));
+        .thenCompose(stats -> (deadLetters == null ? CompletableFuture.completedFuture(0L)
+            : counts.pending(deadLetters)).thenApply(dead -> topicJson(stats, principal, deadLetters, dead)));
   }
 
-  private ObjectNode topicJson(TopicStats s, Principal principal) {
-    String deadLetters = s.getTopic().endsWith(BrokerStateMachine.DEAD_LETTER_SUFFIX) ? null
-        : s.getTopic() + BrokerStateMachine.DEAD_LETTER_SUFFIX;
+  private static ObjectNode topicJson(TopicStats s, Principal principal, String deadLetters, long deadLetterCount) {
     ObjectNode out = ConsoleReply.object().put("topic", s.getTopic()).put("pending", s.getPending())
         .put("dueNow", s.getDueNow()).put("nextDueMs", s.getNextDueUnixMs() == 0 ? null : s.getNextDueUnixMs())
         .put("oldestDueAgeMs", s.getOldestDueAgeMs())
         .put("admin", principal.may(Permission.ADMIN, s.getTopic()))
         .put("produce", principal.may(Permission.PRODUCE, s.getTopic()))
         .put("deadLetterTopic", deadLetters)
-        .put("deadLetters", deadLetters == null ? 0 : state.pending(deadLetters));
+        .put("deadLetters", deadLetterCount);
     ArrayNode groups = out.putArray("groups");
     for (GroupStats g : s.getGroupsList()) {
       groups.addObject().put("name", g.getName()).put("consumers", g.getConsumers()).put("inFlight", g.getInFlight())

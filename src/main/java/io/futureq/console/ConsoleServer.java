@@ -2,6 +2,7 @@ package io.futureq.console;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.futureq.api.CallAccess;
+import io.futureq.api.ShardCalls;
 import io.futureq.api.grpc.AdminPowerApi;
 import io.futureq.api.grpc.ProducerPowerApi;
 import io.futureq.config.BrokerSettings;
@@ -31,13 +32,14 @@ public final class ConsoleServer {
    * @throws io.futureq.tls.PemException if TLS is on and its files do not read
    */
   public static CompletionStage<ServerBinding> bind(ActorSystem<?> system, BrokerSettings settings, CallAccess access,
-      LogShards state, AdminPowerApi admin, ProducerPowerApi producer, Executor storageExecutor) {
+      LogShards state, ShardCalls calls, AdminPowerApi admin, ProducerPowerApi producer, Executor storageExecutor) {
     Clock clock = Clock.systemUTC();
-    ConsoleReads reads = new ConsoleReads(admin, state);
-    TimelineReader timeline = new TimelineReader(state, storageExecutor);
-    TimelineTopics topics = new TimelineTopics(reads, state);
+    DueWindows counts = new DueWindows(state, calls, storageExecutor);
+    ConsoleReads reads = new ConsoleReads(admin, counts);
+    TimelineReader timeline = new TimelineReader(counts);
+    TimelineTopics topics = new TimelineTopics(reads, counts);
     ConsoleContext context = new ConsoleContext(access, reads, new ConsoleActions(admin, producer),
-        new TopicListing(reads, state, storageExecutor), topics, timeline,
+        new TopicListing(reads, counts), topics, timeline,
         new TimelineStream(timeline, topics, clock),
         new ConsoleOverview(reads, timeline, shown(settings), access.authenticationOn()), clock);
     ConsoleHandler handler = new ConsoleHandler(context, Materializer.matFromSystem(system));

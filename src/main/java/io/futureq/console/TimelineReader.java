@@ -3,13 +3,11 @@ package io.futureq.console;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.futureq.log.DueCounts;
-import io.futureq.log.LogShards;
 import io.futureq.log.TopicDueCounts;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
 
 /**
  * A timeline's JSON: per topic, the messages due in each interval of a window and those overdue (due before now,
@@ -20,20 +18,18 @@ final class TimelineReader {
   static final int MAX_SERIES = 12;
   static final String OTHER_TOPICS = "(other topics)";
 
-  private final LogShards counts;
-  private final Executor executor;
+  private final DueWindows counts;
 
-  TimelineReader(LogShards counts, Executor executor) {
+  TimelineReader(DueWindows counts) {
     this.counts = counts;
-    this.executor = executor;
   }
 
   CompletableFuture<ObjectNode> read(List<String> topics, TimelineWindow window, long nowMs) {
     long nowSecond = Math.floorDiv(nowMs, 1000);
     List<CompletableFuture<Series>> reads = new ArrayList<>(topics.size());
     for (String topic : topics) {
-      reads.add(counts.dueCounts(topic, executor).thenApply(c -> new Series(topic,
-          c.window(window.fromSecond(), window.stepSeconds(), window.points(), nowSecond))));
+      reads.add(counts.window(topic, window.fromSecond(), window.stepSeconds(), window.points(), nowSecond)
+          .thenApply(w -> new Series(topic, w)));
     }
     return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).thenApply(v -> {
       List<Series> all = new ArrayList<>(reads.size());

@@ -1,7 +1,6 @@
 package io.futureq.console;
 
 import io.futureq.api.grpc.TopicSummary;
-import io.futureq.log.LogShards;
 import io.futureq.security.Principal;
 import io.grpc.Status;
 import java.util.List;
@@ -15,11 +14,11 @@ import org.apache.pekko.grpc.javadsl.Metadata;
  */
 final class TimelineTopics {
   private final ConsoleReads reads;
-  private final LogShards state;
+  private final DueWindows counts;
 
-  TimelineTopics(ConsoleReads reads, LogShards state) {
+  TimelineTopics(ConsoleReads reads, DueWindows counts) {
     this.reads = reads;
-    this.state = state;
+    this.counts = counts;
   }
 
   /** @param topic null for every topic the caller sees */
@@ -31,10 +30,11 @@ final class TimelineTopics {
       return CompletableFuture.failedFuture(new GrpcServiceException(Status.PERMISSION_DENIED.withDescription(
           "principal '" + principal.name() + "' holds no permission on topic '" + topic + "'")));
     }
-    if (!state.knowsTopic(topic)) {
-      return CompletableFuture.failedFuture(new GrpcServiceException(Status.NOT_FOUND.withDescription(
-          "topic '" + topic + "' not found")));
-    }
-    return CompletableFuture.completedFuture(List.of(topic));
+    return counts.known(topic).thenApply(known -> {
+      if (!known) {
+        throw new GrpcServiceException(Status.NOT_FOUND.withDescription("topic '" + topic + "' not found"));
+      }
+      return List.of(topic);
+    });
   }
 }

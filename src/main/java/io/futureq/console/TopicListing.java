@@ -3,13 +3,10 @@ package io.futureq.console;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.futureq.api.grpc.TopicSummary;
-import io.futureq.log.LogShards;
-import io.futureq.log.TopicDueCounts;
 import io.futureq.security.Principal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
 import org.apache.pekko.grpc.javadsl.Metadata;
 
 /**
@@ -20,13 +17,11 @@ final class TopicListing {
   static final int STATS_TOPICS = 50;
 
   private final ConsoleReads reads;
-  private final LogShards counts;
-  private final Executor executor;
+  private final DueWindows counts;
 
-  TopicListing(ConsoleReads reads, LogShards counts, Executor executor) {
+  TopicListing(ConsoleReads reads, DueWindows counts) {
     this.reads = reads;
     this.counts = counts;
-    this.executor = executor;
   }
 
   CompletableFuture<ObjectNode> list(Principal principal, Metadata md, long nowMs) {
@@ -37,8 +32,8 @@ final class TopicListing {
       for (int i = 0; i < topics.size(); i++) {
         TopicSummary t = topics.get(i);
         ObjectNode row = (ObjectNode) out.get("topics").get(i);
-        parts.add(counts.dueCounts(t.getName(), executor).thenAccept(c -> {
-          TopicDueCounts.Window w = c.window(Math.floorDiv(nowMs, 1000), 1, 60, Math.floorDiv(nowMs, 1000));
+        long nowSecond = Math.floorDiv(nowMs, 1000);
+        parts.add(counts.window(t.getName(), nowSecond, 1, 60, nowSecond).thenAccept(w -> {
           row.put("nextDueMs", w.firstSecond() < 0 ? null : w.firstSecond() * 1000).put("overdue", w.overdue());
           long nextMinute = 0;
           for (long n : w.counts()) {

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.futureq.api.grpc.LogShardInfo;
 import io.futureq.api.grpc.TopicSummary;
 import io.futureq.client.ConsumerOptions;
@@ -19,6 +21,10 @@ import io.futureq.storage.OrderedStore;
 import io.futureq.testing.Await;
 import io.futureq.testing.ShardTopics;
 import io.grpc.Status;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -45,6 +51,8 @@ class ShardPlacementClusterE2ETest {
   private static final int SHARDS = 5;
   private static final int FACTOR = 3;
   private static final Duration WAIT = Duration.ofSeconds(60);
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private final HttpClient http = HttpClient.newHttpClient();
 
   @TempDir
   Path dir;
@@ -81,7 +89,7 @@ class ShardPlacementClusterE2ETest {
     ShardPlacement placement = ShardPlacement.of(List.of("node-1", "node-2", "node-3", "node-4", "node-5"), SHARDS,
         FACTOR);
     try (ClusterNodes cluster = new ClusterNodes(dir, NODES, Map.of("futureq.cluster.log-shards", SHARDS,
-        "futureq.cluster.replication-factor", FACTOR), false)) {
+        "futureq.cluster.replication-factor", FACTOR, "futureq.console.enabled", true), false)) {
       cluster.startAll();
       cluster.awaitAllReady(Duration.ofSeconds(120));
 
@@ -121,6 +129,10 @@ class ShardPlacementClusterE2ETest {
         for (int shard = 0; shard < SHARDS; shard++) {
           assertTrue(listed.contains(topicIn(shard)), "listed through node-1: " + topicIn(shard) + " in " + listed);
         }
+        List<LogShardInfo> described = viaOne.clusterInfo().get(10, TimeUnit.SECONDS).getRaft().getLogShardsList();
+        assertEquals(SHARDS, described.size(), described.toString());
+        assertEquals("NOT_HELD", described.get(1).getRole(), described.toString());
+        assertEquals("node-2", described.get(1).getLeaderId(), described.toString());
         int elsewhere = 1;
         assertTrue(!placement.replicas(elsewhere).contains("node-1"));
         // A topic of its own: the others keep the messages of the groups that came and went above.
@@ -131,6 +143,7 @@ class ShardPlacementClusterE2ETest {
         assertEquals("later", viaOne.getMessageByKey(topic, "later", true).get(30, TimeUnit.SECONDS).getPayload()
             .toStringUtf8(), "browsed through a node without the shard");
         assertEquals(1, viaOne.topicStats(topic).get(30, TimeUnit.SECONDS).getPending());
+        consoleReadsTopicsNodeOneDoesNotHold(cluster, topic, placement);
         assertTrue(viaOne.cancelByKey(topic, "later").get(30, TimeUnit.SECONDS).getExisted());
         assertEquals(0, viaOne.topicStats(topic).get(30, TimeUnit.SECONDS).getPending());
 
@@ -141,6 +154,30 @@ class ShardPlacementClusterE2ETest {
         assertTrue(invalid.getMessage().contains("futureq.cluster.replication-factor"), invalid.getMessage());
       }
     }
+  }
+
+  /** Node 1's console shows a topic of a shard it does not hold, and every shard's leader. */
+  private void consoleReadsTopicsNodeOneDoesNotHold(ClusterNodes cluster, String topic, ShardPlacement placement)
+      throws Exception {
+    JsonNode timeline = JSON.readTree(get(cluster, 0, "/api/timeline?span=hour&topic=" + topic));
+    assertEquals(1, timeline.get("pending").asLong(), timeline.toString());
+    JsonNode stats = JSON.readTree(get(cluster, 0, "/api/topics/" + topic));
+    assertEquals(1, stats.get("pending").asLong(), stats.toString());
+    assertEquals(0, stats.get("deadLetters").asLong(), stats.toString());
+    JsonNode listed = JSON.readTree(get(cluster, 0, "/api/topics"));
+    assertEquals(true, listed.get("topics").toString().contains(topic), listed.toString());
+    JsonNode shards = JSON.readTree(get(cluster, 0, "/api/overview")).get("raft").get("logShards");
+    assertEquals(SHARDS, shards.size(), shards.toString());
+    for (int shard = 0; shard < SHARDS; shard++) {
+      assertEquals(placement.replicas(shard).get(0), shards.get(shard).get("leaderId").asText(), shards.toString());
+    }
+  }
+
+  private String get(ClusterNodes cluster, int node, String path) throws Exception {
+    HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+        + cluster.consolePorts[node] + path)).GET().build(), HttpResponse.BodyHandlers.ofString());
+    assertEquals(200, r.statusCode(), path + ": " + r.body());
+    return r.body();
   }
 
   /** Publishes 5 messages to each shard's topic through node {@code i} alone, and receives them through it. */
