@@ -43,7 +43,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Five nodes, five log shards, replication factor 3: each node holds the three shards the placement gives it (and
  * no store of the others), leads the one it is preferred for, and serves every topic all the same: publishes,
- * subscriptions, browsing, listing and cancels of topics whose shard it does not hold go to a node that holds it.
+ * subscriptions, browsing, listing, cancels, cluster info and the console's reads of topics whose shard it does not
+ * hold go to a node that holds it. A node that stops has its shard led by another of the shard's nodes meanwhile,
+ * and leads it again once back.
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class ShardPlacementClusterE2ETest {
@@ -73,6 +75,9 @@ class ShardPlacementClusterE2ETest {
   private static Map<Integer, String> leaders(ClusterNodes cluster) throws Exception {
     Map<Integer, String> leaders = new TreeMap<>();
     for (int i = 0; i < NODES; i++) {
+      if (cluster.nodes[i] == null) {
+        continue; // stopped
+      }
       try (FutureQClient client = only(cluster, i)) {
         for (LogShardInfo shard : client.clusterInfo().get(10, TimeUnit.SECONDS).getRaft().getLogShardsList()) {
           if (!shard.getLeaderId().isEmpty()) {
@@ -85,7 +90,7 @@ class ShardPlacementClusterE2ETest {
   }
 
   @Test
-  void eachNodeHoldsItsThreeShardsLeadsOneAndServesEveryTopic() throws Exception {
+  void eachNodeHoldsItsThreeShardsLeadsOneServesEveryTopicAndLeadsAgainAfterAStop() throws Exception {
     ShardPlacement placement = ShardPlacement.of(List.of("node-1", "node-2", "node-3", "node-4", "node-5"), SHARDS,
         FACTOR);
     try (ClusterNodes cluster = new ClusterNodes(dir, NODES, Map.of("futureq.cluster.log-shards", SHARDS,
@@ -103,21 +108,11 @@ class ShardPlacementClusterE2ETest {
           }
         }
       }
-      List<Map<Integer, String>> seen = new ArrayList<>();
-      Await.until("each shard led by the first node of its placement", WAIT, () -> {
-        Map<Integer, String> leaders = leaders(cluster);
-        seen.add(leaders);
-        for (int shard = 0; shard < SHARDS; shard++) {
-          if (!placement.replicas(shard).get(0).equals(leaders.get(shard))) {
-            return false;
-          }
-        }
-        return true;
-      }, () -> "leaders by shard: " + (seen.isEmpty() ? "none read" : seen.get(seen.size() - 1)));
+      awaitPreferredLeaders(cluster, placement, "after start");
 
       // Through each node alone: its own shards and the two it does not hold.
       for (int i = 0; i < NODES; i++) {
-        publishAndReceiveThrough(cluster, i);
+        publishAndReceiveThrough(cluster, i, "all-up");
       }
 
       try (FutureQClient viaOne = only(cluster, 0)) {
@@ -153,7 +148,32 @@ class ShardPlacementClusterE2ETest {
         assertEquals(Status.Code.FAILED_PRECONDITION, invalid.code());
         assertTrue(invalid.getMessage().contains("futureq.cluster.replication-factor"), invalid.getMessage());
       }
+
+      // node-1 stops: shard 0, which it led, is led by another of its nodes; every topic is still served through
+      // node-4, which holds neither shard 0 nor shard 4; node-1 returns and leads shard 0 again.
+      cluster.stop(0);
+      Await.until("shard 0 led by node-2 or node-3", WAIT, () -> Set.of("node-2", "node-3")
+          .contains(leaders(cluster).get(0)));
+      publishAndReceiveThrough(cluster, 3, "node-1-down");
+      cluster.start(0);
+      cluster.awaitAllReady(Duration.ofSeconds(120));
+      awaitPreferredLeaders(cluster, placement, "after node-1 returned");
+      publishAndReceiveThrough(cluster, 0, "node-1-back");
     }
+  }
+
+  private static void awaitPreferredLeaders(ClusterNodes cluster, ShardPlacement placement, String when) {
+    List<Map<Integer, String>> seen = new ArrayList<>();
+    Await.until("each shard led by the first node of its placement " + when, WAIT, () -> {
+      Map<Integer, String> leaders = leaders(cluster);
+      seen.add(leaders);
+      for (int shard = 0; shard < SHARDS; shard++) {
+        if (!placement.replicas(shard).get(0).equals(leaders.get(shard))) {
+          return false;
+        }
+      }
+      return true;
+    }, () -> "leaders by shard: " + (seen.isEmpty() ? "none read" : seen.get(seen.size() - 1)));
   }
 
   /** Node 1's console shows a topic of a shard it does not hold, and every shard's leader. */
@@ -180,25 +200,28 @@ class ShardPlacementClusterE2ETest {
     return r.body();
   }
 
-  /** Publishes 5 messages to each shard's topic through node {@code i} alone, and receives them through it. */
-  private static void publishAndReceiveThrough(ClusterNodes cluster, int i) throws Exception {
+  /**
+   * Publishes 5 messages to each shard's topic through node {@code i} alone, and receives them through it, in a group
+   * of the round's own.
+   */
+  private static void publishAndReceiveThrough(ClusterNodes cluster, int i, String round) throws Exception {
     Set<String> received = ConcurrentHashMap.newKeySet();
     Set<String> sent = new TreeSet<>();
     try (FutureQClient client = only(cluster, i)) {
       for (int shard = 0; shard < SHARDS; shard++) {
-        client.subscribe(topicIn(shard), "via-" + node(i), m -> received.add(new String(m.payload())),
+        client.subscribe(topicIn(shard), round + "-via-" + node(i), m -> received.add(new String(m.payload())),
             ConsumerOptions.defaults());
       }
       FutureQProducer producer = client.producer(ProducerOptions.defaults().withLinger(Duration.ofMillis(1)));
       for (int shard = 0; shard < SHARDS; shard++) {
         for (int k = 0; k < 5; k++) {
-          String id = node(i) + "-" + shard + "-" + k;
+          String id = round + "-" + node(i) + "-" + shard + "-" + k;
           producer.send(OutgoingMessage.to(topicIn(shard)).payload(id).key(id).delay(Duration.ofMillis(200))
               .build()).get(30, TimeUnit.SECONDS);
           sent.add(id);
         }
       }
-      ClusterTopics.awaitReceived(received, sent, WAIT, "through " + node(i));
+      ClusterTopics.awaitReceived(received, sent, WAIT, round + " through " + node(i));
     }
   }
 }

@@ -2,8 +2,10 @@ package io.futureq.log.raft;
 
 import java.io.IOException;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * What this node does about peers whose process died, with
@@ -21,12 +23,14 @@ final class PeerLiveness implements AutoCloseable {
 
   /**
    * @param watch whether to watch the peers' processes; without, no peer is ever seen gone
+   * @param watched the peers to watch (node id to Raft address): those of every shard this node holds
    * @param elections one per log shard, told of each death and each connection
    */
-  PeerLiveness(boolean watch, ReplicaView replica, List<EarlyElection> elections) {
+  PeerLiveness(boolean watch, ReplicaView replica, Supplier<Map<String, String>> watched,
+      List<EarlyElection> elections) {
     this.replica = replica;
     this.elections = List.copyOf(elections);
-    this.watch = watch ? PeerProcessWatch.start(replica::otherPeers, new PeerProcessWatch.Listener() {
+    this.watch = watch ? PeerProcessWatch.start(watched, new PeerProcessWatch.Listener() {
       @Override
       public void gone(String id) {
         // Downing first: it only sends, while the early election waits for the survivors' answers.

@@ -14,6 +14,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 import java.util.function.Supplier;
@@ -117,10 +118,10 @@ final class ReplicaStartup {
           return RaftServerFactory.client(settings, properties, current,
               leader != null && current.getPeer(leader) != null ? leader : null);
         }, replica, submissions.get(k), settings.requestTimeout(), limit);
-        // One watch of the peers' processes per node, on its first shard: a dead peer's leaderships are all elected
-        // anew.
-        PeerLiveness peers = k == 0 ? new PeerLiveness(settings.watchPeerProcesses(), replica, elections)
-            : new PeerLiveness(false, replica, List.of());
+        // One watch of the peers' processes per node, on its first shard, of every held shard's peers: a dead peer's
+        // leaderships are all elected anew.
+        PeerLiveness peers = k == 0 ? new PeerLiveness(settings.watchPeerProcesses(), replica, () -> otherPeers(views),
+            elections) : new PeerLiveness(false, replica, replica::otherPeers, List.of());
         logs.add(new RaftEventLog(settings, shards.get(k).index(), k == 0, server, replica, machines.get(k),
             submissions.get(k), ownCommands,
             new Membership(server, spread, group, properties, RaftServerFactory.parameters(settings.tls()),
@@ -155,6 +156,13 @@ final class ReplicaStartup {
             + reply.getException(), reply.getException());
       }
     }
+  }
+
+  /** The other peers of every shard this node holds (a node id to its Raft address). */
+  private static Map<String, String> otherPeers(List<ReplicaView> views) {
+    Map<String, String> peers = new TreeMap<>();
+    views.forEach(view -> peers.putAll(view.otherPeers()));
+    return peers;
   }
 
   private static void closeAfterFailure(RaftServer server, Exception cause) {
