@@ -10,6 +10,10 @@
 # Usage: scripts/placement-apply-bench.sh DIR [MESSAGES]
 #   DIR        work directory (wiped first)
 #   MESSAGES   messages per topic (default 20000)
+# With ROUNDS="leaders node-1 ..." it publishes once per word, on the same cluster: "leaders" sends each topic
+# through the node preferred to lead its shard (the default, one round), "node-N" sends every topic through node N
+# (which holds three shards, leads one, and relays the other two's requests to their holders); after each round it
+# prints the rate and the CPU all five nodes spent per message in it. The applied counters are read after the last.
 # Run it alone on the machine: five nodes on two cores are slow, and anything beside them distorts the CPU figures.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -95,17 +99,34 @@ while fnv(prefix + str(i)) % count != shard:
     i += 1
 print(prefix + str(i))' "$1" "$2" "$3"
 }
-echo "load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-BENCHES=()
-for s in $(seq 0 $((SHARDS - 1))); do
-  "$ROOT/bin/futureq" bench --server "127.0.0.1:$((8443 + s % NODES))" --publish-only --json --warmup 0 \
-    --messages "$MESSAGES" --topic "$(topic_in "$s" $SHARDS placed-)" >"$DIR/bench-$s.json" &
-  BENCHES+=($!)
+nodes_cpu() {
+  local ticks=0 pid
+  for pid in "${PIDS[@]}"; do ticks=$((ticks + $(cpu "$pid"))); done
+  echo "$ticks"
+}
+total=0
+round=0
+for entry in ${ROUNDS:-leaders}; do
+  round=$((round + 1))
+  echo "round $round ($entry), load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+  start="$(nodes_cpu)"
+  BENCHES=()
+  for s in $(seq 0 $((SHARDS - 1))); do
+    if [ "$entry" = leaders ]; then via=$((s % NODES + 1)); else via="${entry#node-}"; fi
+    "$ROOT/bin/futureq" bench --server "127.0.0.1:$((8442 + via))" --publish-only --json --warmup 0 \
+      --messages "$MESSAGES" --topic "$(topic_in "$s" $SHARDS "placed-r$round-")" >"$DIR/bench-$round-$s.json" &
+    BENCHES+=($!)
+  done
+  wait "${BENCHES[@]}"
+  cat "$DIR"/bench-"$round"-*.json
+  published="$(cat "$DIR"/bench-"$round"-*.json | grep -o '"published":[0-9]*' | cut -d: -f2 | paste -sd+ | bc)"
+  rate="$(cat "$DIR"/bench-"$round"-*.json | grep -o '"publish_msgs_per_s":[0-9.]*' | cut -d: -f2 | paste -sd+ | bc)"
+  awk -v t="$(( $(nodes_cpu) - start ))" -v hz="$HZ" -v n="$published" -v r="$rate" -v e="$entry" 'BEGIN {
+    printf "round through %s: %d published, %.0f msg/s together; nodes %.1f s cpu, %.1f us per message\n",
+      e, n, r, t / hz, (n > 0 ? t / hz * 1e6 / n : 0) }' >&2
+  total=$((total + published))
 done
-wait "${BENCHES[@]}"
-cat "$DIR"/bench-*.json
-total="$(cat "$DIR"/bench-*.json | grep -o '"published":[0-9]*' | cut -d: -f2 | paste -sd+ | bc)"
-echo "published $total messages over $SHARDS topics, one per shard"
+echo "published $total messages in $round rounds, each to $SHARDS topics (one per shard)"
 sleep 6 # the metrics endpoint shows the counters as of the last kamon.metric.tick-interval (5 s)
 for i in $(seq 1 $NODES); do
   scrape="$(curl -fs "http://127.0.0.1:$((9090 + i))/metrics" | grep '^futureq_log_applied_messages_total' || true)"
