@@ -8,12 +8,15 @@
 # Same logic as ClusterCrashLoopTest (3 rounds in CI), in io.futureq.reliability.ClusterCrashLoop.
 # See docs/reliability.md.
 #
-# Usage: scripts/cluster-crash-loop.sh ROUNDS [DIR] [--rate N] [--seed S]
+# Usage: scripts/cluster-crash-loop.sh ROUNDS [DIR] [--rate N] [--seed S] [--nodes N]
 #   ROUNDS    disruption rounds (5-10 s each with SIGSTOP, up to a minute with SIGKILL on a busy machine)
 #   DIR       work directory: node-N.conf, node-N/{store,raft}, node-N-I.log, cluster-crash-loop.journal,
 #             cluster-crash-loop.report, publishes.csv, deliveries.csv, disruptions.csv
 #             (default: a new directory under /tmp)
 #   --rate N  messages published per second (default 50)
+#   --nodes N nodes (default 3, each holding every log shard); with more, each shard lives on three of them
+#             (futureq.cluster.replication-factor), requests about the others' shards are relayed, and the replicas
+#             of each shard are compared among the nodes holding it
 #   --seed S  seed for the workload, the victims, the actions and their moments (printed by every run)
 # Exit status: 0 if every guarantee held, 1 on a violation or failure, 2 on bad arguments.
 # Build output goes to target-rel/ (or FUTUREQ_BUILD_DIR), never target/.

@@ -1,5 +1,6 @@
 package io.futureq.reliability;
 
+import io.futureq.api.grpc.LogShardInfo;
 import io.futureq.api.grpc.RaftInfo;
 import io.futureq.client.FutureQClient;
 import io.futureq.e2e.TestPorts;
@@ -16,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
@@ -46,12 +48,17 @@ public final class ClusterCrashLoop {
    * @param workDir configs, data directories and one log per node incarnation go here
    * @param ratePerSecond messages published per second
    * @param seed for the workload, the nodes, the actions and their moments
+   * @param nodes how many nodes: three hold every shard; with more, each shard lives on three of them
+   *     ({@code futureq.cluster.replication-factor}'s default)
    */
-  public record Options(int rounds, Path workDir, int ratePerSecond, long seed) {
+  public record Options(int rounds, Path workDir, int ratePerSecond, long seed, int nodes) {
     public static Options of(int rounds, Path workDir) {
-      return new Options(rounds, workDir, 50, System.nanoTime());
+      return new Options(rounds, workDir, 50, System.nanoTime(), 3);
     }
   }
+
+  /** Each log shard's replicas (futureq.cluster.replication-factor's default). */
+  static final int REPLICATION_FACTOR = 3;
 
   static final long IN_FLIGHT_TIMEOUT_MS = 2000;
   /** The cluster loops run with this many log shards, and the workload publishes to a topic in each. */
@@ -77,14 +84,17 @@ public final class ClusterCrashLoop {
   private Workload.Report run() throws Exception {
     long begin = System.currentTimeMillis();
     Files.createDirectories(options.workDir());
-    int[] free = TestPorts.distinct(12);
-    String[] hosts = {"127.0.0.1", "127.0.0.1", "127.0.0.1"};
-    ClusterMember.Ports[] ports = new ClusterMember.Ports[3];
-    for (int i = 0; i < 3; i++) {
+    int count = options.nodes();
+    int[] free = TestPorts.distinct(4 * count);
+    String[] hosts = new String[count];
+    ClusterMember.Ports[] ports = new ClusterMember.Ports[count];
+    List<List<String>> prefixes = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      hosts[i] = "127.0.0.1";
       ports[i] = new ClusterMember.Ports(free[4 * i], free[4 * i + 1], free[4 * i + 2], free[4 * i + 3]);
+      prefixes.add(List.of());
     }
-    List<ClusterMember> nodes = ClusterMember.create(options.workDir(), hosts, ports, EXTRA_CONFIG,
-        List.of(List.of(), List.of(), List.of()));
+    List<ClusterMember> nodes = ClusterMember.create(options.workDir(), hosts, ports, EXTRA_CONFIG, prefixes);
     say("work dir " + options.workDir() + ", seed " + options.seed() + ", gRPC "
         + nodes.stream().map(ClusterMember::grpcTarget).toList());
     Workload workload = new Workload(new Workload.Options(options.seed(), options.ratePerSecond(), 3000,
@@ -110,7 +120,7 @@ public final class ClusterCrashLoop {
         for (int round = 1; round <= options.rounds(); round++) {
           long roundStart = CrashLoop.awaitFirstAnswer(workload, readyAt);
           Thread.sleep(1000 + random.nextInt(2001)); // a sleep: the disruption strikes at a random moment of the load
-          ClusterMember victim = nodes.get(random.nextInt(3));
+          ClusterMember victim = nodes.get(random.nextInt(count));
           // Kills and pauses alternate, so that even two rounds (CI's) have one of each.
           boolean kill = round % 2 == 1;
           String role = roleOf(victim);
@@ -130,6 +140,9 @@ public final class ClusterCrashLoop {
             victim.kill();
             int index = workload.disruptionCount();
             for (String topic : workload.topics()) {
+              if (!holds(victim.store, topic)) {
+                continue; // the victim holds no replica of the topic's shard: nothing of it to probe there
+              }
               for (String group : Workload.GROUPS) {
                 Set<String> candidates = workload.probeCandidates(topic, group, start);
                 workload.durablyAcked(topic, group, StorageProbe.durablyAcked(shardStore(victim.store, topic), topic,
@@ -163,7 +176,7 @@ public final class ClusterCrashLoop {
         workload.finish(admin);
       }
       notes.add("actions: " + actions);
-      compareReplicas(nodes, violations, notes);
+      compareReplicas(nodes, Math.min(REPLICATION_FACTOR, count), violations, notes);
     } catch (Throwable t) {
       StringBuilder tails = new StringBuilder();
       nodes.forEach(n -> tails.append("\n--- ").append(n.nodeId).append(":\n").append(n.tail(40)));
@@ -189,6 +202,15 @@ public final class ClusterCrashLoop {
    */
   static void compareReplicas(List<ClusterMember> nodes, Map<String, Long> violations, List<String> notes)
       throws Exception {
+    compareReplicas(nodes, nodes.size(), violations, notes);
+  }
+
+  /**
+   * As above, where each shard has {@code replicas} replicas: each shard's families are compared between the nodes
+   * holding it, and a shard found on another number of nodes is a violation.
+   */
+  static void compareReplicas(List<ClusterMember> nodes, int replicas, Map<String, Long> violations,
+      List<String> notes) throws Exception {
     boolean caughtUp = awaitCaughtUp(nodes, Duration.ofSeconds(60), notes);
     for (ClusterMember n : nodes) {
       n.signal("STOP");
@@ -214,28 +236,37 @@ public final class ClusterCrashLoop {
       }
     }
     long differing = 0;
-    for (String family : digests.get(0).keySet()) {
-      if (!digests.stream().allMatch(d -> d.get(family).equals(digests.get(0).get(family)))) {
+    long misplaced = 0;
+    Set<String> families = new TreeSet<>();
+    digests.forEach(d -> families.addAll(d.keySet()));
+    for (String family : families) {
+      List<String> held = digests.stream().map(d -> d.get(family)).filter(Objects::nonNull).toList();
+      if (held.stream().distinct().count() > 1) {
         differing++;
+      }
+      if (held.size() != replicas) {
+        misplaced++;
+        notes.add(family + " found on " + held.size() + " nodes, not " + replicas);
       }
     }
     violations.put("replicas not caught up within 60 s of the drain", caughtUp ? 0L : 1L);
     violations.put("replicas differ: column families whose digests differ", differing);
+    violations.put("column families not on as many nodes as a shard has replicas", misplaced);
     violations.put("nodes that did not exit 0 after SIGTERM", unclean);
   }
 
   /**
-   * True once the three nodes report the same commit index and the same applied index, unchanged for
-   * 500 ms. (The applied index can stay one below the commit index for good: the last committed entry
-   * may be the new leader's no-op, which reaches no state machine.)
+   * True once, for every log shard, the nodes holding it report the same commit index and the same applied index,
+   * all unchanged for 500 ms. (The applied index can stay one below the commit index for good: the last committed
+   * entry may be the new leader's no-op, which reaches no state machine.)
    */
   private static boolean awaitCaughtUp(List<ClusterMember> nodes, Duration within, List<String> notes) {
     List<String> last = new ArrayList<>();
     long[] sameSince = {0};
     boolean caughtUp = Await.holdsWithin("replicas caught up", within, () -> {
       List<String> seen = new ArrayList<>();
-      Set<Long> commits = new HashSet<>();
-      Set<Long> applied = new HashSet<>();
+      Map<Integer, Set<Long>> commits = new TreeMap<>();
+      Map<Integer, Set<Long>> applied = new TreeMap<>();
       boolean all = true;
       for (ClusterMember n : nodes) {
         RaftInfo info = n.raft();
@@ -244,12 +275,18 @@ public final class ClusterCrashLoop {
           seen.add(n.nodeId + ": no answer");
           continue;
         }
-        seen.add(n.nodeId + " " + info.getRole() + " commit " + info.getCommitIndex() + " applied "
-            + info.getAppliedIndex());
-        commits.add(info.getCommitIndex());
-        applied.add(info.getAppliedIndex());
+        for (LogShardInfo shard : info.getLogShardsList()) {
+          if (shard.getRole().equals("NOT_HELD")) {
+            continue;
+          }
+          seen.add(n.nodeId + " shard " + shard.getShard() + " " + shard.getRole() + " commit "
+              + shard.getCommitIndex() + " applied " + shard.getAppliedIndex());
+          commits.computeIfAbsent(shard.getShard(), k -> new HashSet<>()).add(shard.getCommitIndex());
+          applied.computeIfAbsent(shard.getShard(), k -> new HashSet<>()).add(shard.getAppliedIndex());
+        }
       }
-      boolean equal = all && commits.size() == 1 && applied.size() == 1;
+      boolean equal = all && commits.values().stream().allMatch(c -> c.size() == 1)
+          && applied.values().stream().allMatch(a -> a.size() == 1);
       long now = System.nanoTime();
       if (!equal || !seen.equals(last)) {
         sameSince[0] = now;
@@ -284,6 +321,12 @@ public final class ClusterCrashLoop {
     return shard == 0 ? store : store.resolve("shard-" + shard);
   }
 
+  /** Whether the node with store directory {@code store} holds a replica of {@code topic}'s log shard. */
+  static boolean holds(Path store, String topic) {
+    Path shardStore = shardStore(store, topic);
+    return Files.exists(shardStore.resolve("CURRENT"));
+  }
+
   /** LEADER or FOLLOWER, as the victim itself says (asked just before the action). */
   private static String roleOf(ClusterMember victim) {
     RaftInfo info = victim.raft();
@@ -299,7 +342,7 @@ public final class ClusterCrashLoop {
   }
 
   /**
-   * {@code ClusterCrashLoop ROUNDS DIR [--rate N] [--seed S]}: runs the loop, prints the figures,
+   * {@code ClusterCrashLoop ROUNDS DIR [--rate N] [--seed S] [--nodes N]}: runs the loop, prints the figures,
    * exits 0 if no guarantee was violated, 1 otherwise, 2 on bad arguments.
    */
   public static void main(String[] args) {
@@ -312,15 +355,17 @@ public final class ClusterCrashLoop {
       for (int i = 2; i + 1 < args.length; i += 2) {
         switch (args[i]) {
           case "--rate" -> options = new Options(options.rounds(), options.workDir(), Integer.parseInt(args[i + 1]),
-              options.seed());
+              options.seed(), options.nodes());
           case "--seed" -> options = new Options(options.rounds(), options.workDir(), options.ratePerSecond(),
-              Long.parseLong(args[i + 1]));
+              Long.parseLong(args[i + 1]), options.nodes());
+          case "--nodes" -> options = new Options(options.rounds(), options.workDir(), options.ratePerSecond(),
+              options.seed(), Integer.parseInt(args[i + 1]));
           default -> throw new IllegalArgumentException("unknown option " + args[i]);
         }
       }
     } catch (IllegalArgumentException e) {
       System.err.println("ClusterCrashLoop: " + e.getMessage()
-          + "\nusage: ClusterCrashLoop ROUNDS DIR [--rate N] [--seed S]");
+          + "\nusage: ClusterCrashLoop ROUNDS DIR [--rate N] [--seed S] [--nodes N]");
       System.exit(2);
     }
     int status;

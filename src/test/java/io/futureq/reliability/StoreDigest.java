@@ -1,5 +1,6 @@
 package io.futureq.reliability;
 
+import io.futureq.config.ClusterSettings;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -42,11 +43,18 @@ final class StoreDigest {
 
   /**
    * Column family -> "N entries, sha256 ..." over its replicated entries in key order; with several log shards, each
-   * shard's families too ({@code shard-1/messages}, ...), from the shards' stores inside {@code store}.
+   * shard's families too ({@code shard-1/messages}, ...), from the shards' stores inside {@code store}: those of the
+   * shards the node holds.
    */
   static Map<String, String> of(Path store) throws Exception {
-    Map<String, String> digests = new LinkedHashMap<>(ofOne(store));
-    for (int shard = 1; Files.isDirectory(store.resolve("shard-" + shard)); shard++) {
+    Map<String, String> digests = new LinkedHashMap<>();
+    if (Files.exists(store.resolve("CURRENT"))) {
+      digests.putAll(ofOne(store)); // shard 0's, unless this node holds no replica of it
+    }
+    for (int shard = 1; shard <= ClusterSettings.MAX_LOG_SHARDS; shard++) {
+      if (!Files.isDirectory(store.resolve("shard-" + shard))) {
+        continue;
+      }
       String prefix = "shard-" + shard + "/";
       ofOne(store.resolve("shard-" + shard)).forEach((family, digest) -> digests.put(prefix + family, digest));
     }
