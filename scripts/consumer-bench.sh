@@ -27,6 +27,10 @@ rm -rf "$DIR"
 mkdir -p "$DIR"
 DIR="$(cd "$DIR" && pwd)"
 "$ROOT/bin/futureq" --help >/dev/null # builds once, before the broker starts
+# A copy of that build for the whole sitting: an edit under src/ or conf/ meanwhile would make the launcher rebuild
+# between runs and replace the jar under the running broker.
+cp "$ROOT/target/futureq.jar" "$DIR/futureq.jar"
+export FUTUREQ_CLASSPATH="$DIR/futureq.jar:$ROOT/target/lib/*"
 export FUTUREQ_API_PORT=18443 FUTUREQ_METRICS_PORT=19090 FUTUREQ_MANAGEMENT_PORT=18558 \
   FUTUREQ_CLUSTER_REMOTING_PORT=25590 FUTUREQ_CONSOLE_PORT=18088 FUTUREQ_STORAGE_DATA_DIR="$DIR/data"
 JAVA_OPTS="-Xmx2g ${BROKER_OPTS:-}" "$ROOT/bin/futureq" server >"$DIR/broker.log" 2>&1 &
