@@ -15,8 +15,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.OptionalLong;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -107,7 +105,7 @@ final class BenchRun {
   private final PrintWriter progress;
   private final String label;
   /** The message ids each group received. */
-  private final List<Set<String>> seen = new ArrayList<>();
+  private final List<IdSet> seen = new ArrayList<>();
   private final AtomicLong duplicates = new AtomicLong();
   /** Acked publishes when ids are not tracked (publish-only runs). */
   private final AtomicLong acked = new AtomicLong();
@@ -130,7 +128,7 @@ final class BenchRun {
     this.plan = plan;
     // Sized up front: rehashing millions of ids would be measured as consumer time.
     for (int g = 0; g < plan.groups(); g++) {
-      seen.add(ConcurrentHashMap.newKeySet(plan.consumers() == 0 ? 16 : plan.messages() * 2));
+      seen.add(new IdSet(capacity()));
     }
     this.progress = progress;
     this.label = label;
@@ -139,7 +137,7 @@ final class BenchRun {
   Result run() throws Exception {
     List<AutoCloseable> consumers = plan.ackEach() ? subscribeAckEach() : subscribe();
     long burstDue = plan.burst() ? System.currentTimeMillis() + plan.delayMin().toMillis() : 0;
-    Set<String> published = ConcurrentHashMap.newKeySet(plan.consumers() == 0 ? 16 : plan.messages() * 2);
+    IdSet published = new IdSet(capacity());
     AtomicLong errors = new AtomicLong();
     long start = System.nanoTime();
     List<Thread> producers = new ArrayList<>();
@@ -168,8 +166,8 @@ final class BenchRun {
     }
     long missing = 0;
     long received = 0;
-    for (Set<String> group : seen) {
-      missing += published.stream().filter(id -> !group.contains(id)).count();
+    for (IdSet group : seen) {
+      missing += published.missingFrom(group);
       received += group.size();
     }
     clearProgress();
@@ -181,7 +179,7 @@ final class BenchRun {
     List<FutureQConsumer> consumers = new ArrayList<>();
     ConsumerOptions options = ConsumerOptions.defaults().withMaxInFlight(plan.maxInFlight());
     for (int i = 0; i < plan.consumers() * plan.groups(); i++) {
-      Set<String> seenByGroup = seen.get(i / Math.max(1, plan.consumers()));
+      IdSet seenByGroup = seen.get(i / Math.max(1, plan.consumers()));
       consumers.add(client.subscribe(plan.topic(), plan.groupName(i / plan.consumers()), m -> {
         received(seenByGroup, m.messageId(), m.dueAtUnixMs());
         if (plan.manualAck()) {
@@ -202,7 +200,7 @@ final class BenchRun {
   private List<AutoCloseable> subscribeAckEach() throws InterruptedException {
     List<AckEachConsumer> consumers = new ArrayList<>();
     for (int i = 0; i < plan.consumers() * plan.groups(); i++) {
-      Set<String> seenByGroup = seen.get(i / Math.max(1, plan.consumers()));
+      IdSet seenByGroup = seen.get(i / Math.max(1, plan.consumers()));
       consumers.add(new AckEachConsumer(channel, plan.topic(), plan.groupName(i / plan.consumers()),
           plan.maxInFlight(), d -> received(seenByGroup, d.getMessageId(), d.getDueAtUnixMs())));
     }
@@ -216,8 +214,13 @@ final class BenchRun {
     return new ArrayList<>(consumers);
   }
 
+  /** Ids a set of this run may hold: every message, and room for some the broker should not have sent. */
+  private int capacity() {
+    return plan.consumers() == 0 ? 16 : plan.messages() + 1024;
+  }
+
   /** What every consumer does with a delivery before it acks: counts it and its lateness. */
-  private void received(Set<String> seenByGroup, String messageId, long dueAtMs) {
+  private void received(IdSet seenByGroup, String messageId, long dueAtMs) {
     // Microseconds: the wall clock reads finer than currentTimeMillis, and lateness is ms-sized.
     Instant at = Instant.now();
     long now = at.toEpochMilli();
@@ -234,7 +237,7 @@ final class BenchRun {
    * Waits until every acked message was received, or {@code extraWait} past the last due time. Returns, in burst
    * mode with a broker to measure, the broker's CPU from the due instant to then (null otherwise).
    */
-  private Long awaitDeliveries(Set<String> published, long burstDue) throws InterruptedException {
+  private Long awaitDeliveries(IdSet published, long burstDue) throws InterruptedException {
     long now = System.currentTimeMillis();
     long lastDue = plan.burst() ? Math.max(now, burstDue) : now + plan.delayMax().toMillis();
     long deadline = lastDue + plan.extraWait().toMillis();
@@ -245,9 +248,9 @@ final class BenchRun {
     }
     // Sizes first: a full containsAll every poll would be measured as client CPU. Polled often, so that the CPU of
     // a drain holds little of the broker's idle time after it.
-    while (seen.stream().anyMatch(group -> group.size() < published.size() || !group.containsAll(published))
+    while (seen.stream().anyMatch(group -> group.size() < published.size() || published.missingFrom(group) > 0)
         && System.currentTimeMillis() < deadline) {
-      report("consuming", seen.stream().mapToLong(Set::size).min().orElse(0));
+      report("consuming", seen.stream().mapToLong(IdSet::size).min().orElse(0));
       Thread.sleep(20);
     }
     Long drainCpu = cpuAtDue == null ? null : brokerCpuNanos.getAsLong() - cpuAtDue;
@@ -256,7 +259,7 @@ final class BenchRun {
     return drainCpu;
   }
 
-  private void produce(int count, long burstDue, Set<String> published, AtomicLong errors) {
+  private void produce(int count, long burstDue, IdSet published, AtomicLong errors) {
     byte[] payload = new byte[plan.payloadBytes()];
     Arrays.fill(payload, (byte) 'x');
     ProducerOptions options = ProducerOptions.defaults().withBatchMessages(plan.batch()).withAckLevel(plan.ackLevel())
