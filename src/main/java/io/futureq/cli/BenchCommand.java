@@ -4,6 +4,9 @@ import io.futureq.api.grpc.AckLevel;
 import io.futureq.api.grpc.GroupStats;
 import io.futureq.api.grpc.Lateness;
 import io.futureq.client.FutureQClient;
+import io.grpc.Grpc;
+import io.grpc.InsecureChannelCredentials;
+import io.grpc.ManagedChannel;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.time.Duration;
@@ -14,6 +17,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.LongSupplier;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -103,6 +107,11 @@ final class BenchCommand implements Callable<Integer> {
       + "handler returns.")
   boolean manualAck;
 
+  @Option(names = "--ack-each", description = "Consumers on plain grpc-java, not the Java client, that ack each "
+      + "delivery in a frame of its own as they handle it (any gRPC client may): the shape that costs the broker "
+      + "most per delivery. Plaintext, no token. With --max-in-flight 0, the broker's default credit.")
+  boolean ackEach;
+
   @Option(names = "--publish-window", description = "Messages each producer may have unanswered; it waits for "
       + "answers beyond (default: 64 batches, at least 10000). Set it to --batch for one request at a time, where "
       + "publish_latency_ms is the round trip rather than the wait in the queue.")
@@ -163,15 +172,18 @@ final class BenchCommand implements Callable<Integer> {
     PrintWriter err = spec.commandLine().getErr();
     PrintWriter progress = System.console() != null && !json ? err : null;
     BenchReport report;
+    ManagedChannel channel = ackEach
+        ? Grpc.newChannelBuilder(server, InsecureChannelCredentials.create()).build() : null;
+    LongSupplier brokerNanos = broker == null ? null : () -> nanos(broker).orElse(0);
     try (FutureQClient client = tls.build(token.apply(FutureQClient.builder().target(server)))) {
       if (warmup > 0) {
-        warmUp(client, plan.warmup(warmup), progress, err);
+        warmUp(new BenchRun(client, channel, null, plan.warmup(warmup), progress, "warm-up "), err);
       }
       ProcessCpu self = ProcessCpu.self();
       long clientStart = self.nanos();
       OptionalLong brokerStart = nanos(broker);
       OptionalLong jitStart = nanos(brokerJit);
-      BenchRun.Result result = new BenchRun(client, plan, progress, "").run();
+      BenchRun.Result result = new BenchRun(client, channel, brokerNanos, plan, progress, "").run();
       long clientCpu = self.nanos() - clientStart;
       OptionalLong brokerEnd = nanos(broker);
       OptionalLong jitEnd = nanos(brokerJit);
@@ -182,6 +194,10 @@ final class BenchCommand implements Callable<Integer> {
       }
       if (!keepTopics && topic == null && !publishOnly && result.missing() == 0) {
         deleteTopic(client, plan.topic(), err);
+      }
+    } finally {
+      if (channel != null) {
+        channel.shutdownNow();
       }
     }
     out.println(json ? report.json() : report.text());
@@ -212,6 +228,10 @@ final class BenchCommand implements Callable<Integer> {
     if (linger != null && linger.isNegative()) {
       throw new CommandLine.ParameterException(spec.commandLine(), "--linger must not be negative");
     }
+    if (ackEach && (tls.tls || (token.token != null && !token.token.isBlank()))) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "--ack-each runs plaintext consumers without a "
+          + "token: not with --tls or --token");
+    }
     if (rate < 0) {
       throw new CommandLine.ParameterException(spec.commandLine(), "--rate must not be negative");
     }
@@ -224,7 +244,7 @@ final class BenchCommand implements Callable<Integer> {
     String name = topic != null ? topic : "bench-" + UUID.randomUUID().toString().substring(0, 8);
     return new BenchRun.Plan(name, "bench", groups, messages, payload, min, burst ? min : delayMax, burst, producers,
         publishOnly ? 0 : consumers, batch, maxInFlight, level, extraWait,
-        publishWindow != null ? publishWindow : Math.max(batch * 64, 10_000), rate, linger, manualAck);
+        publishWindow != null ? publishWindow : Math.max(batch * 64, 10_000), rate, linger, manualAck, ackEach);
   }
 
   private ProcessCpu brokerCpu() {
@@ -270,12 +290,11 @@ final class BenchCommand implements Callable<Integer> {
     }
   }
 
-  private static void warmUp(FutureQClient client, BenchRun.Plan plan, PrintWriter progress, PrintWriter err)
-      throws Exception {
-    BenchRun.Result w = new BenchRun(client, plan, progress, "warm-up ").run();
+  private static void warmUp(BenchRun warmup, PrintWriter err) throws Exception {
+    BenchRun.Result w = warmup.run();
     if (w.missing() > 0 || w.publishErrors() > 0) {
       err.printf(Locale.ROOT, "futureq: warm-up on topic %s: %d publishes failed, %d messages missing; "
-          + "measuring anyway%n", plan.topic(), w.publishErrors(), w.missing());
+          + "measuring anyway%n", w.plan().topic(), w.publishErrors(), w.missing());
       err.flush();
     }
   }

@@ -20,7 +20,9 @@ import org.HdrHistogram.ConcurrentHistogram;
  * broker that started minutes ago spends much of its CPU compiling its hot paths, one in service does not.
  * {@code publish_latency_ms} runs from each send call to its acknowledgement, as the producer sees it (its batching,
  * and a send held back by its window, included). {@code brokerLateness} is the broker's own measure of the group's
- * first deliveries (send time minus due time), null when it could not be read.
+ * first deliveries (send time minus due time), null when it could not be read. {@code broker_drain_cpu_*} (burst
+ * mode with {@code --broker-pid}) is the broker's CPU from the due instant to the last delivery, per delivery: what a
+ * delivery costs with its ack and delete, without the publish.
  */
 record BenchReport(BenchRun.Result run, int warmupMessages, long clientCpuNanos, Long brokerPid,
     Long brokerCpuNanos, Long brokerJitCpuNanos, Lateness brokerLateness) {
@@ -64,6 +66,10 @@ record BenchReport(BenchRun.Result run, int warmupMessages, long clientCpuNanos,
     }
     run.burstDrainMs().ifPresent(drain -> s.append(String.format(Locale.ROOT,
         "burst: last delivery %d ms after the due instant%n", drain)));
+    if (run.drainBrokerCpuNanos() != null) {
+      s.append(String.format(Locale.ROOT, "burst: broker cpu from the due instant to the last delivery %.2f s (%s)%n",
+          run.drainBrokerCpuNanos() / 1e9, perMessageText(run.drainBrokerCpuNanos())));
+    }
     s.append(String.format(Locale.ROOT, "lateness ms: p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f  max %.1f%n",
         ms(h, 50), ms(h, 90), ms(h, 99), ms(h, 99.9), h.getMaxValue() / 1000.0));
     if (brokerLateness != null) {
@@ -115,9 +121,12 @@ record BenchReport(BenchRun.Result run, int warmupMessages, long clientCpuNanos,
         brokerLateness.getP50Us(), brokerLateness.getP90Us(), brokerLateness.getP99Us(), brokerLateness.getP999Us(),
         brokerLateness.getMaxUs()));
     o.put("rate", p.rate()).put("linger_ms", p.linger() == null ? null : p.linger().toMillis())
-        .put("max_in_flight", p.maxInFlight()).put("manual_ack", p.manualAck());
+        .put("max_in_flight", p.maxInFlight()).put("manual_ack", p.manualAck()).put("ack_each", p.ackEach());
     ConcurrentHistogram publish = run.publishLatency();
     o.set("publish_latency_ms", publish.getTotalCount() == 0 ? JSON.nullNode() : percentilesMs(publish));
+    Long drain = run.drainBrokerCpuNanos();
+    o.put("broker_drain_cpu_s", drain == null ? null : seconds(drain));
+    o.set("broker_drain_cpu_us_per_msg", drain == null ? JSON.nullNode() : perMessageJson(drain));
     return o.toString();
   }
 

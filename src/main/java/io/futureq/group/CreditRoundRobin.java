@@ -9,34 +9,62 @@ import java.util.function.Consumer;
  * and {@code maxInFlightBytes} payload bytes held unacked. The bytes bound what a consumer with large messages
  * holds (credit alone would let 1,000 messages of 1 MiB go out); a consumer holding nothing may always take one
  * message, however large, so that a message larger than the bound still goes out, alone.
+ *
+ * <p>A consumer whose credit ran out is refilled once {@link #refillAt} of it came back, not at each ack: a
+ * consumer that acks one message per frame (any gRPC client may) with a small credit would otherwise be sent a
+ * frame of one delivery per ack, and the broker's cost is per frame (the silly window of TCP, avoided the same way).
+ * It never starves: a consumer holding nothing may always take a message, and one refilled takes until it is full.
  */
 final class CreditRoundRobin<C> {
+  /** A refill never waits for more than this many credits to come back: batches beyond it save little. */
+  static final int MAX_REFILL = 64;
+
   private static final class Slot<C> {
     final C consumer;
     final int maxInFlight;
     final long maxBytes;
+    final int refillAt;
     int inFlight;
     long bytes;
+    /** Taking deliveries: from a refill until its credit is used up. */
+    boolean open = true;
 
     Slot(C consumer, int maxInFlight, long maxBytes) {
       this.consumer = consumer;
       this.maxInFlight = maxInFlight;
       this.maxBytes = maxBytes;
+      this.refillAt = refillAt(maxInFlight);
     }
 
-    /** Room for one more message (of unknown size): neither bound is reached. */
+    /** Whether it may take deliveries now: it is being filled, holds nothing, or enough credit came back. */
+    boolean open() {
+      if (!open) {
+        open = inFlight == 0 || maxInFlight - inFlight >= refillAt;
+      }
+      return open;
+    }
+
+    /** Room for one more message (of unknown size): open, and neither bound is reached. */
     boolean hasCredit() {
-      return inFlight < maxInFlight && bytes < maxBytes;
+      return open() && inFlight < maxInFlight && bytes < maxBytes;
     }
 
     boolean fits(long size) {
-      return inFlight < maxInFlight && (inFlight == 0 || bytes + size <= maxBytes);
+      return open() && inFlight < maxInFlight && (inFlight == 0 || bytes + size <= maxBytes);
     }
 
     void take(long size) {
       inFlight++;
       bytes += size;
+      if (inFlight >= maxInFlight) {
+        open = false;
+      }
     }
+  }
+
+  /** Credits that must come back before a consumer whose credit ran out is sent more: half, at most 64. */
+  static int refillAt(int maxInFlight) {
+    return Math.max(1, Math.min(MAX_REFILL, (maxInFlight + 1) / 2));
   }
 
   private final List<Slot<C>> slots = new ArrayList<>();

@@ -154,6 +154,17 @@ class BenchCommandTest {
   }
 
   @Test
+  void ackEachConsumersOnPlainGrpcReceiveEveryMessageAndABurstReportsTheBrokerCpuOfItsDrain() {
+    long pid = ProcessHandle.current().pid();
+    Cli.Result r = Cli.run("bench", "--server", server, "--messages", "1000", "--burst", "--delay-min", "3s",
+        "--warmup", "0", "--ack-each", "--max-in-flight", "10", "--broker-pid", Long.toString(pid), "--json");
+    assertEquals(0, r.exit(), r.toString());
+    assertEquals("0", field(r.out(), "missing"), r.out());
+    assertEquals("true", field(r.out(), "ack_each"), r.out());
+    assertTrue(Double.parseDouble(field(r.out(), "broker_drain_cpu_s")) > 0, r.out());
+  }
+
+  @Test
   void pacedWithAChosenLingerPublishesEveryMessageAndSaysHow() {
     Cli.Result r = Cli.run("bench", "--server", server, "--messages", "300", "--publish-only", "--warmup", "0",
         "--rate", "1000", "--linger", "1ms", "--json");

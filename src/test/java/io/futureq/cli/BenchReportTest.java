@@ -27,7 +27,7 @@ class BenchReportTest {
   void aDelayedRunWithoutABrokerPidWritesEveryFieldInOrderAndNoneAsNull() {
     BenchRun.Plan plan = plan("bench-\"q\"\\1", false, 1, 2, 0, null);
     BenchRun.Result run = new BenchRun.Result(plan, 2_000_000_000L, 3000, 1, 2999, 0, 1, 1_000, 3_000, 0, 2_500,
-        histogram(1_500, 2_500, 40_250), histogram(800, 1_200, 9_999));
+        histogram(1_500, 2_500, 40_250), histogram(800, 1_200, 9_999), null);
 
     String json = new BenchReport(run, 1000, 1_234_567_890L, null, null, null, null).json();
 
@@ -40,7 +40,8 @@ class BenchReportTest {
         + "\"client_cpu_s\":1.235,\"client_cpu_us_per_msg\":411.7,\"broker_pid\":null,\"broker_cpu_s\":null,"
         + "\"broker_cpu_us_per_msg\":null,\"broker_jit_cpu_s\":null,\"broker_jit_cpu_us_per_msg\":null,"
         + "\"broker_lateness_ms\":null,\"rate\":0,\"linger_ms\":null,\"max_in_flight\":1000,\"manual_ack\":false,"
-        + "\"publish_latency_ms\":{\"p50\":1.200,\"p90\":9.999,\"p99\":9.999,\"p99_9\":9.999,\"max\":9.999}}",
+        + "\"ack_each\":false,\"publish_latency_ms\":{\"p50\":1.200,\"p90\":9.999,\"p99\":9.999,\"p99_9\":9.999,"
+        + "\"max\":9.999},\"broker_drain_cpu_s\":null,\"broker_drain_cpu_us_per_msg\":null}",
         json);
   }
 
@@ -49,7 +50,7 @@ class BenchReportTest {
     BenchRun.Plan plan = plan("burst", true, 3, 1, 2_000, Duration.ofMillis(5));
     // Due at 10,000; the last publish acked at 7,000; the last delivery at 10,450.
     BenchRun.Result run = new BenchRun.Result(plan, 1_000_000_000L, 100, 0, 300, 2, 0, 10_000, 10_450, 10_000,
-        7_000, histogram(100, 200, 450_000), histogram(1_000));
+        7_000, histogram(100, 200, 450_000), histogram(1_000), 90_000_000L);
     Lateness broker = Lateness.newBuilder().setDeliveries(300).setP50Us(1_500).setP90Us(2_000).setP99Us(3_000)
         .setP999Us(4_000).setMaxUs(5_001).build();
 
@@ -76,12 +77,14 @@ class BenchReportTest {
     assertEquals("5", json.get("linger_ms").toString());
     assertEquals("true", json.get("manual_ack").toString());
     assertEquals("\"LEADER\"", json.get("ack_level").toString());
+    assertEquals("0.090", json.get("broker_drain_cpu_s").toString());
+    assertEquals("300.0", json.get("broker_drain_cpu_us_per_msg").toString());
   }
 
   @Test
   void aPublishOnlyRunThatPublishedNothingHasNoPerMessageFiguresAndNoPublishLatency() throws Exception {
     BenchRun.Plan plan = plan("empty", false, 1, 0, 0, null);
-    BenchRun.Result run = new BenchRun.Result(plan, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, histogram(), histogram());
+    BenchRun.Result run = new BenchRun.Result(plan, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, histogram(), histogram(), null);
 
     JsonNode json = MAPPER.readTree(new BenchReport(run, 0, 5_000_000L, 7L, 1_000_000L, null, null).json());
 
@@ -100,7 +103,7 @@ class BenchReportTest {
       Duration linger) {
     return new BenchRun.Plan(topic, "g", groups, burst ? 100 : 3000, 100, burst ? Duration.ofSeconds(2)
         : Duration.ofSeconds(1), Duration.ofSeconds(5), burst, 2, consumers, 100, 1000,
-        burst ? AckLevel.ACK_LEVEL_LEADER : AckLevel.ACK_LEVEL_QUORUM, Duration.ZERO, 0, rate, linger, burst);
+        burst ? AckLevel.ACK_LEVEL_LEADER : AckLevel.ACK_LEVEL_QUORUM, Duration.ZERO, 0, rate, linger, burst, false);
   }
 
   /** Values in microseconds. */

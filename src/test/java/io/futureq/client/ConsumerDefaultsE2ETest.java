@@ -57,6 +57,12 @@ class ConsumerDefaultsE2ETest {
     drain("burst-manual", ConsumerOptions.defaults().withManualAck(), ReceivedMessage::ack);
   }
 
+  @Test
+  void consumersWithASmallCreditAckingEachMessageDrainABurstRefilledInBatches() throws Exception {
+    // The broker refills a credit of 10 once 5 came back, not at each ack: nothing waits for a refill forever.
+    drain("burst-small-credit", ConsumerOptions.defaults().withMaxInFlight(10).withManualAck(), ReceivedMessage::ack);
+  }
+
   private static void drain(String topic, ConsumerOptions options, Consumer<ReceivedMessage> ack) throws Exception {
     Set<String> seen = ConcurrentHashMap.newKeySet();
     List<FutureQConsumer> consumers = new ArrayList<>();

@@ -32,6 +32,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.IntStream;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
@@ -273,6 +274,25 @@ class ConsumerGroupTest {
     List<GroupDelivery> next = consumer.expectMessageClass(SubscriberSession.Deliver.class, WAIT).deliveries();
     assertEquals(List.of("m4", "m5"), next.stream().map(ConsumerGroupTest::payload).toList());
     assertEquals(3, stats(group).inFlight());
+  }
+
+  @Test
+  void aConsumerAckingOneAtATimeIsRefilledInBatchesNotOneDeliveryPerAck() {
+    ActorRef<ConsumerGroup.Command> group = startGroup("billing", PATIENT);
+    TestProbe<SubscriberSession.Command> consumer = consumer(group, 10);
+    publish(group, IntStream.rangeClosed(1, 20).mapToObj(i -> "m" + i).toArray(String[]::new));
+    assertEquals(10, consumer.expectMessageClass(SubscriberSession.Deliver.class, WAIT).deliveries().size());
+
+    for (long tag = 1; tag <= 4; tag++) {
+      group.tell(new ConsumerGroup.AckDeliveries(consumer.ref(), TagRanges.of(tag, tag)));
+    }
+    stats(group); // the pump of those acks is queued behind them: it has run before the next answer
+    assertEquals(6, stats(group).inFlight(), "four acks of a credit of ten: no frame of one delivery each");
+
+    group.tell(new ConsumerGroup.AckDeliveries(consumer.ref(), TagRanges.of(5, 5)));
+    List<GroupDelivery> refill = consumer.expectMessageClass(SubscriberSession.Deliver.class, WAIT).deliveries();
+    assertEquals(List.of("m11", "m12", "m13", "m14", "m15"), refill.stream().map(ConsumerGroupTest::payload)
+        .toList(), "half the credit back: one refill of five");
   }
 
   @Test

@@ -40,6 +40,42 @@ class CreditRoundRobinTest {
   }
 
   @Test
+  void aConsumerWhoseCreditRanOutIsRefilledOnceHalfOfItCameBackNotAtEachAck() {
+    CreditRoundRobin<String> rr = of("a", 10);
+    assertEquals(10, take(rr, 10).size());
+
+    for (int acked = 1; acked < 5; acked++) {
+      rr.release("a", 1, 1);
+      assertFalse(rr.anyCredit(), acked + " of 10 back: no frame of " + acked + " yet");
+      assertNull(rr.take(1));
+    }
+    rr.release("a", 1, 1);
+
+    assertEquals(List.of("a", "a", "a", "a", "a"), take(rr, 5), "five back: refilled, to the top");
+    assertNull(rr.take(1));
+  }
+
+  @Test
+  void aRefilledConsumerTakesUntilFullAndOneHoldingNothingAlwaysTakes() {
+    CreditRoundRobin<String> rr = of("a", 10);
+    take(rr, 3);
+    rr.release("a", 1, 1);
+
+    assertEquals(7 + 1, take(rr, 8).size(), "never full since it joined: it takes what is free, one at a time");
+    rr.release("a", 10, 10);
+    assertEquals("a", rr.take(1));
+  }
+
+  @Test
+  void aRefillWaitsForHalfTheCreditAtMostSixtyFour() {
+    assertEquals(1, CreditRoundRobin.refillAt(1));
+    assertEquals(1, CreditRoundRobin.refillAt(2));
+    assertEquals(2, CreditRoundRobin.refillAt(3));
+    assertEquals(5, CreditRoundRobin.refillAt(10));
+    assertEquals(64, CreditRoundRobin.refillAt(1000));
+  }
+
+  @Test
   void releaseNeverRaisesCreditAboveTheMaximum() {
     CreditRoundRobin<String> rr = of("a", 2);
     rr.release("a", 1, 1);

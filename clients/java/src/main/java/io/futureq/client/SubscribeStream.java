@@ -24,12 +24,15 @@ import java.util.concurrent.TimeUnit;
  * delivery); acks are gathered and sent packed as tag ranges, when a quarter of the credit in force
  * (at most {@link #ACK_BATCH}) is waiting, when the caller flushes, or {@link #ACK_LINGER_MS} after
  * the first. The broker's cost is per frame: acks one frame each would double it, and a credit
- * returned in quarters keeps deliveries coming while the rest is handled. A stream that ended drops
+ * returned in quarters keeps deliveries coming while the rest is handled (with a small credit, in the halves the
+ * broker refills on). A stream that ended drops
  * acks and nacks: the broker redelivers what they named.
  */
 final class SubscribeStream extends ClientCall.Listener<DeliveryFrame> {
   static final int ACK_BATCH = 1024;
   static final long ACK_LINGER_MS = 1;
+  /** The most credit the broker waits for before it refills a consumer (its CreditRoundRobin.MAX_REFILL). */
+  static final int REFILL_MAX = 64;
 
   /** What the stream reports to its subscription, one callback at a time. */
   interface Events {
@@ -129,9 +132,17 @@ final class SubscribeStream extends ClientCall.Listener<DeliveryFrame> {
     }
   }
 
-  /** A quarter of the credit, so that acks return it while the rest is being handled; 0 is an older broker's. */
+  /**
+   * A quarter of the credit, so that acks return it while the rest is being handled, but no fewer than the broker
+   * waits for before it refills a consumer whose credit ran out (half the credit, at most {@link #REFILL_MAX}): with
+   * a small credit, frames of fewer acks would cost a frame each and bring nothing sooner. 0 is an older broker's.
+   */
   static int ackBatch(int maxInFlight) {
-    return maxInFlight == 0 ? ACK_BATCH : Math.max(1, Math.min(ACK_BATCH, maxInFlight / 4));
+    if (maxInFlight == 0) {
+      return ACK_BATCH;
+    }
+    int refill = Math.min(REFILL_MAX, (maxInFlight + 1) / 2);
+    return Math.max(1, Math.min(ACK_BATCH, Math.max(maxInFlight / 4, refill)));
   }
 
   synchronized void flush() {

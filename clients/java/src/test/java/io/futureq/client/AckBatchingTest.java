@@ -89,9 +89,26 @@ class AckBatchingTest {
   }
 
   @Test
-  void aQuarterOfTheCreditIsAtLeastOneAndAtMostTheBatchLimit() {
+  void acksOfASmallCreditGoOutInTheHalvesTheBrokerRefillsOnNotInFramesOfTwo() {
+    stream.start(10, 0);
+    call.listener.onMessage(subscribed(10));
+
+    for (long tag = 1; tag <= 10; tag++) {
+      stream.ack(tag);
+    }
+
+    List<AckFrame> acks = call.acks();
+    assertEquals(2, acks.size(), "10 acks of a credit of 10 make 2 frames");
+    assertEquals(List.of(TagRange.newBuilder().setFirst(6).setLast(10).build()), acks.get(1).getRangesList());
+  }
+
+  @Test
+  void anAckFrameHoldsAQuarterOfTheCreditOrWhatTheBrokerRefillsOnAtLeastOneAndAtMostTheBatchLimit() {
     assertEquals(1, SubscribeStream.ackBatch(2));
-    assertEquals(25, SubscribeStream.ackBatch(100));
+    assertEquals(5, SubscribeStream.ackBatch(10));
+    assertEquals(50, SubscribeStream.ackBatch(100));
+    assertEquals(64, SubscribeStream.ackBatch(200));
+    assertEquals(250, SubscribeStream.ackBatch(1000));
     assertEquals(SubscribeStream.ACK_BATCH, SubscribeStream.ackBatch(10_000));
     assertEquals(SubscribeStream.ACK_BATCH, SubscribeStream.ackBatch(0));
   }
