@@ -58,20 +58,8 @@ nodes_cpu() {
 }
 HZ="$(getconf CLK_TCK)"
 TOPICS="${TOPICS:-1}"
-# Topic i in log shard i mod SHARDS: FNV-1a 64 of the name, modulo the count (ClusterInfo.log_shards says how).
-topic_in() {
-  python3 -c 'import sys
-shard, count, prefix = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
-def fnv(s):
-    h = 0xcbf29ce484222325
-    for b in s.encode():
-        h = ((h ^ b) * 0x100000001b3) % (1 << 64)
-    return h
-i = 0
-while fnv(prefix + str(i)) % count != shard:
-    i += 1
-print(prefix + str(i))' "$1" "$2" "$3"
-}
+# Topic i in log shard i mod SHARDS (scripts/topic-in-shard.py).
+topic_in() { python3 "$ROOT/scripts/topic-in-shard.py" "$1" "$2" "$3"; }
 for run in $(seq 1 "$RUNS"); do
   echo "run $run, load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
   before="$(nodes_cpu)"

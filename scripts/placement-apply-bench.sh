@@ -85,20 +85,8 @@ cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 HZ="$(getconf CLK_TCK)"
 declare -A before
 for i in $(seq 1 $NODES); do before[$i]="$(cpu "${PIDS[$((i - 1))]}")"; done
-# Topic i in log shard i: FNV-1a 64 of the name, modulo the count (ClusterInfo.log_shards says how).
-topic_in() {
-  python3 -c 'import sys
-shard, count, prefix = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
-def fnv(s):
-    h = 0xcbf29ce484222325
-    for b in s.encode():
-        h = ((h ^ b) * 0x100000001b3) % (1 << 64)
-    return h
-i = 0
-while fnv(prefix + str(i)) % count != shard:
-    i += 1
-print(prefix + str(i))' "$1" "$2" "$3"
-}
+# Topic i in log shard i (scripts/topic-in-shard.py).
+topic_in() { python3 "$ROOT/scripts/topic-in-shard.py" "$1" "$2" "$3"; }
 nodes_cpu() {
   local ticks=0 pid
   for pid in "${PIDS[@]}"; do ticks=$((ticks + $(cpu "$pid"))); done
