@@ -12,6 +12,7 @@ import io.futureq.api.grpc.LogShardInfo;
 import io.futureq.api.grpc.TopicSummary;
 import io.futureq.client.ConsumerOptions;
 import io.futureq.client.FutureQClient;
+import io.futureq.client.FutureQException;
 import io.futureq.client.FutureQProducer;
 import io.futureq.client.InvalidRequestException;
 import io.futureq.client.OutgoingMessage;
@@ -141,6 +142,14 @@ class ShardPlacementClusterE2ETest {
         consoleReadsTopicsNodeOneDoesNotHold(cluster, topic, placement);
         assertTrue(viaOne.cancelByKey(topic, "later").get(30, TimeUnit.SECONDS).getExisted());
         assertEquals(0, viaOne.topicStats(topic).get(30, TimeUnit.SECONDS).getPending());
+
+        // A refusal on the node holding the shard reaches the caller as it was made there.
+        String unknown = ShardTopics.in(elsewhere, SHARDS, "never-published-");
+        ExecutionException missing = assertThrows(ExecutionException.class,
+            () -> viaOne.topicStats(unknown).get(30, TimeUnit.SECONDS));
+        FutureQException notFound = (FutureQException) missing.getCause();
+        assertEquals(Status.Code.NOT_FOUND, notFound.code(), notFound.toString());
+        assertTrue(notFound.getMessage().contains(unknown), notFound.getMessage());
 
         ExecutionException refused = assertThrows(ExecutionException.class,
             () -> viaOne.addRaftPeer("node-6", "127.0.0.1:1").get(30, TimeUnit.SECONDS));
