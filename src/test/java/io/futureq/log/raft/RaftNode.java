@@ -17,10 +17,15 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
@@ -30,6 +35,12 @@ import org.apache.ratis.server.RaftServerConfigKeys;
 
 /** One replica for tests: a real RocksStore, BrokerStateMachine and RaftEventLog under its own directory. */
 final class RaftNode implements AutoCloseable {
+  private static final Duration SLOW_START = Duration.ofSeconds(30);
+  private static final ScheduledExecutorService WATCHDOG = Executors.newSingleThreadScheduledExecutor(runnable -> {
+    Thread thread = new Thread(runnable, "raft-node-start-watchdog");
+    thread.setDaemon(true);
+    return thread;
+  });
   static final long BUCKET_MS = 1;
 
   private final Path dir;
@@ -75,11 +86,30 @@ final class RaftNode implements AutoCloseable {
           replacements.add(appliedIndex);
         }
       };
-      log = RaftEventLog.start(settings, store, machine, limit, listener, afterEachApply, fatal::set, tuning);
+      // A start that hung once in CI (waiting on Ratis' division initialisation) left no trace: print every
+      // thread's stack if it ever takes this long again.
+      ScheduledFuture<?> watchdog = WATCHDOG.schedule(() -> printThreads("the Raft server of " + settings.nodeId()
+          + " has not started after " + SLOW_START.toSeconds() + " s"), SLOW_START.toMillis(), TimeUnit.MILLISECONDS);
+      try {
+        log = RaftEventLog.start(settings, store, machine, limit, listener, afterEachApply, fatal::set, tuning);
+      } finally {
+        watchdog.cancel(false);
+      }
     } catch (RuntimeException e) {
       store.close();
       throw e;
     }
+  }
+
+  private static void printThreads(String why) {
+    StringBuilder out = new StringBuilder("--- ").append(why).append(": every thread's stack\n");
+    Thread.getAllStackTraces().forEach((thread, stack) -> {
+      out.append('"').append(thread.getName()).append("\" ").append(thread.getState()).append('\n');
+      for (StackTraceElement frame : stack) {
+        out.append("    at ").append(frame).append('\n');
+      }
+    });
+    System.out.println(out);
   }
 
   /**
