@@ -237,13 +237,7 @@ public final class Node implements AutoCloseable {
 
   /** The cluster roles of the log shards this node holds, when not every node holds every shard. */
   private static List<String> shardRoles(ShardStores opened) {
-    List<String> roles = new ArrayList<>();
-    for (int k = 0; opened.placement() != null && k < opened.stores().size(); k++) {
-      if (opened.stores().get(k) != null) {
-        roles.add(TopicEntity.role(k));
-      }
-    }
-    return roles;
+    return opened.placement() == null ? List.of() : opened.heldShards().stream().map(TopicEntity::role).toList();
   }
 
   /** The storage engine's figures, summed over the shards' stores. */

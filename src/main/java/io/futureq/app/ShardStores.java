@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,11 +47,12 @@ record ShardStores(List<OrderedStore> stores, List<BrokerStateMachine> stateMach
   static ShardStores open(BrokerSettings settings, UnaryOperator<OrderedStore> storeWrapper) {
     int shards = settings.cluster().logShards();
     ShardPlacement placement = placement(settings);
+    Set<Integer> placed = placement == null ? Set.of() : placement.shardsOf(settings.cluster().nodeId());
     List<OrderedStore> stores = new ArrayList<>();
     List<BrokerStateMachine> stateMachines = new ArrayList<>();
     try {
       for (int k = 0; k < shards; k++) {
-        boolean held = placement == null || placement.shardsOf(settings.cluster().nodeId()).contains(k)
+        boolean held = placement == null || placed.contains(k)
             || RaftEventLog.holdsGroup(settings.raft(), k);
         OrderedStore store = held ? storeWrapper.apply(open(settings.storage(), k)) : null;
         stores.add(store);
@@ -65,14 +67,15 @@ record ShardStores(List<OrderedStore> stores, List<BrokerStateMachine> stateMach
       throw e;
     }
     if (placement != null) {
-      if (held(stores).isEmpty()) {
+      if (heldShards(stores).isEmpty()) {
         stores.stream().filter(Objects::nonNull).forEach(OrderedStore::close);
         throw new IllegalStateException("node " + settings.cluster().nodeId() + " would hold no log shard: "
             + placement.nodes().size() + " nodes hold " + shards + " shards " + placement.replicationFactor()
             + " times each; raise futureq.cluster.log-shards (a node holds at most one replica of a shard)");
       }
       LOG.info("node {} holds log shards {} of {} (replication factor {} over {} nodes)",
-          settings.cluster().nodeId(), held(stores), shards, placement.replicationFactor(), placement.nodes().size());
+          settings.cluster().nodeId(), heldShards(stores), shards, placement.replicationFactor(),
+          placement.nodes().size());
     }
     return new ShardStores(Collections.unmodifiableList(stores), Collections.unmodifiableList(stateMachines),
         placement);
@@ -92,7 +95,12 @@ record ShardStores(List<OrderedStore> stores, List<BrokerStateMachine> stateMach
     return placement.everywhere() ? null : placement;
   }
 
-  private static List<Integer> held(List<OrderedStore> stores) {
+  /** The shards this node holds, in order. */
+  List<Integer> heldShards() {
+    return heldShards(stores);
+  }
+
+  private static List<Integer> heldShards(List<OrderedStore> stores) {
     List<Integer> out = new ArrayList<>();
     for (int k = 0; k < stores.size(); k++) {
       if (stores.get(k) != null) {
