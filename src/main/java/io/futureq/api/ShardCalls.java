@@ -6,6 +6,7 @@ import com.google.protobuf.Parser;
 import io.futureq.log.LogShards;
 import io.futureq.log.leader.LogLeader;
 import io.futureq.serialization.CborSerializable;
+import io.futureq.topic.ShardHolders;
 import io.grpc.Status;
 import java.time.Duration;
 import java.util.Comparator;
@@ -75,16 +76,19 @@ public final class ShardCalls {
   }
 
   private final LogShards shards;
+  private final ShardHolders holders;
   private final Duration timeout;
   private final Map<String, Registered<?>> handlers = new ConcurrentHashMap<>();
   private volatile ActorRef<Command> actor;
 
   /**
    * @param shards this node's log shards: which it holds
+   * @param holders told every shard's holders as they are listed
    * @param timeout how long a call may take, its hop included
    */
-  public ShardCalls(LogShards shards, Duration timeout) {
+  public ShardCalls(LogShards shards, ShardHolders holders, Duration timeout) {
     this.shards = shards;
+    this.holders = holders;
     this.timeout = timeout;
   }
 
@@ -182,7 +186,9 @@ public final class ShardCalls {
       for (int k = 0; k < shards.count(); k++) {
         int shard = k;
         if (listing.isForKey(key(k))) {
-          holders.put(k, List.copyOf(listing.getServiceInstances(key(k))));
+          List<ActorRef<Command>> listed = List.copyOf(listing.getServiceInstances(key(k)));
+          holders.put(k, listed);
+          ShardCalls.this.holders.listed(k, listed.stream().map(ref -> ref.path().address()).toList());
         } else if (listing.isForKey(LogLeader.serviceKey(k))) {
           // The latest term's leader has the greatest name (see WriteRouter).
           listing.getServiceInstances(LogLeader.serviceKey(k)).stream()

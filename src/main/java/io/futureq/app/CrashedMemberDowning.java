@@ -3,7 +3,7 @@ package io.futureq.app;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigValueFactory;
-import io.futureq.log.raft.RaftEventLog;
+import io.futureq.log.raft.ReplicaHost;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.pekko.actor.ExtendedActorSystem;
@@ -38,17 +38,16 @@ final class CrashedMemberDowning {
 
   private CrashedMemberDowning() {}
 
-  /** Adds this node's id, and {@code more}, to the roles {@code config} gives it. */
-  static Config roleOverlay(Config config, String nodeId, List<String> more) {
+  /** Adds this node's id to the roles {@code config} gives it. */
+  static Config roleOverlay(Config config, String nodeId) {
     List<String> roles = new ArrayList<>(config.hasPath("pekko.cluster.roles")
         ? config.getStringList("pekko.cluster.roles") : List.of());
     roles.add(ROLE_PREFIX + nodeId);
-    roles.addAll(more);
     return ConfigFactory.empty().withValue("pekko.cluster.roles", ConfigValueFactory.fromIterable(roles));
   }
 
-  static void start(ActorSystem<?> system, RaftEventLog log) {
-    log.onPeerProcessGone(id -> down(system, log, id));
+  static void start(ActorSystem<?> system, ReplicaHost replicas) {
+    replicas.onPeerProcessGone(id -> down(system, replicas, id));
   }
 
   /**
@@ -65,7 +64,7 @@ final class CrashedMemberDowning {
     }
   }
 
-  private static void down(ActorSystem<?> system, RaftEventLog log, String nodeId) {
+  private static void down(ActorSystem<?> system, ReplicaHost replicas, String nodeId) {
     Cluster cluster = Cluster.get(system);
     for (Member member : cluster.state().getMembers()) {
       MemberStatus status = member.status();
@@ -74,7 +73,7 @@ final class CrashedMemberDowning {
       if (!member.hasRole(ROLE_PREFIX + nodeId) || !running || member.equals(cluster.selfMember())) {
         continue;
       }
-      if (!log.majorityAlive()) {
+      if (!replicas.majorityAlive()) {
         LOG.info("Node {}'s process is gone, but this node sees no Raft majority alive: leaving it to the "
             + "split-brain resolver", nodeId);
         return;

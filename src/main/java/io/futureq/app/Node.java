@@ -25,6 +25,7 @@ import io.futureq.storage.OrderedStore;
 import io.futureq.tls.ReloadingTls;
 import io.futureq.topic.GroupBacklogGauges;
 import io.futureq.topic.LocalTopics;
+import io.futureq.topic.ShardHolders;
 import io.futureq.topic.TopicContext;
 import io.futureq.topic.TopicEntity;
 import io.futureq.topic.TopicRouter;
@@ -112,7 +113,7 @@ public final class Node implements AutoCloseable {
       // Gauges of stored topics are set from the store now, not at their first change, so they are there from start.
       StoredTopics.forEach(stores, meta -> TopicMetrics.of(meta.getName()).pending.update(meta.getPending()));
       system = ActorSystem.create(Guardian.create(), "futureq",
-          CrashedMemberDowning.roleOverlay(settings.config(), settings.cluster().nodeId(), shardRoles(opened))
+          CrashedMemberDowning.roleOverlay(settings.config(), settings.cluster().nodeId())
               .withFallback(ClusterBootstrapConfig.overlay(settings.cluster()))
               .withFallback(RemotingTls.overlay(settings.cluster().tls()))
               .withFallback(RemotingLargeWrites.overlay(settings.raft(), settings.cluster().logShards()))
@@ -154,8 +155,8 @@ public final class Node implements AutoCloseable {
         cause -> replicaFailed(system, settings.cluster().nodeId(), cause));
     LogShards shards = log.shards();
     RaftEventLog raftLog = log.raftFirst();
-    if (raftLog != null) {
-      CrashedMemberDowning.start(system, raftLog);
+    if (log.host() != null) {
+      CrashedMemberDowning.start(system, log.host());
     }
     if (metrics != null) {
       Supplier<List<NodeMetrics.RaftView>> raftViews = raftLog == null ? null
@@ -179,13 +180,15 @@ public final class Node implements AutoCloseable {
           shards.bucketMs(), shard.log(), storageExecutor, askTimeout, settings.limits().maxConsumersPerGroup(),
           wakeTimer, localTopics));
     }
-    TopicEntity.init(sharding, contexts, opened.placement() != null);
+    // Where not every node holds every shard, a shard's topics run on its holders, followed as they are listed.
+    ShardHolders holders = new ShardHolders(cluster.selfMember().address());
+    TopicEntity.init(sharding, system, contexts, opened.placement() == null ? null : holders);
 
     Readiness readiness = Readiness.get(system);
     readiness.describeStorage(settings.storage().engine().description());
     CallAccess access = CallAccess.of(settings.security().auth()); // reads the token files: a bad one stops start-up
     // Requests about topics of shards this node does not hold go to a node that holds them.
-    ShardCalls calls = new ShardCalls(shards, settings.api().requestTimeout());
+    ShardCalls calls = new ShardCalls(shards, holders, settings.api().requestTimeout());
     calls.attach(Guardian.start(system, ShardCalls.NAME, calls.behavior(), Guardian.OnFailure.RESTART));
     ProducerService producer = new ProducerService(settings.api(), settings.limits(), shards, router, access, calls);
     // Subscriber sessions live under a parent of their own, not as the guardian's children.
@@ -233,11 +236,6 @@ public final class Node implements AutoCloseable {
             + (console == null ? "; console off" : "; console on " + consoleUrl(settings, console)));
     Exposure.log(settings, grpcPort, clustered);
     return new Node(system, binding, opened.stores());
-  }
-
-  /** The cluster roles of the log shards this node holds, when not every node holds every shard. */
-  private static List<String> shardRoles(ShardStores opened) {
-    return opened.placement() == null ? List.of() : opened.heldShards().stream().map(TopicEntity::role).toList();
   }
 
   /** The storage engine's figures, summed over the shards' stores. */

@@ -7,6 +7,7 @@ import io.futureq.log.LogShards;
 import io.futureq.log.NoReplica;
 import io.futureq.log.WriteQueueLimit;
 import io.futureq.log.raft.RaftEventLog;
+import io.futureq.log.raft.ReplicaHost;
 import io.futureq.metrics.LogMetrics;
 import io.futureq.storage.OrderedStore;
 import io.futureq.topic.AppliedAnnouncer;
@@ -29,9 +30,9 @@ import org.apache.pekko.actor.typed.ActorSystem;
  *
  * @param shards what the rest of the node is given: each shard's store and state machine (when held) and writer
  * @param logs each held shard's replica of the log, in shard order
- * @param raft the same when clustered, else empty
+ * @param host the Raft server and its replicas when clustered, else null
  */
-record ShardedLog(LogShards shards, List<EventLog> logs, List<RaftEventLog> raft) {
+record ShardedLog(LogShards shards, List<EventLog> logs, ReplicaHost host) {
 
   /**
    * Starts every shard's log and write path.
@@ -46,7 +47,7 @@ record ShardedLog(LogShards shards, List<EventLog> logs, List<RaftEventLog> raft
     int count = stores.size();
     // The Raft logs are started with the announcers as their listeners, so each announcer asks its log through this.
     Map<Integer, RaftEventLog> raft = new ConcurrentHashMap<>();
-    List<RaftEventLog.HeldShard> held = new ArrayList<>();
+    List<ReplicaHost.Shard> held = new ArrayList<>();
     Map<Integer, EventLog.AppliedListener> announcers = new HashMap<>();
     for (int k = 0; k < count; k++) {
       if (stores.get(k) == null) {
@@ -56,7 +57,7 @@ record ShardedLog(LogShards shards, List<EventLog> logs, List<RaftEventLog> raft
       EventLog.AppliedListener announcer = new AppliedAnnouncer(router, localTopics, clustered,
           () -> !clustered || (raft.containsKey(shard) && raft.get(shard).leading()));
       announcers.put(k, new AppliedMessages(k, announcer));
-      held.add(new RaftEventLog.HeldShard(k, stores.get(k), opened.stateMachines().get(k), announcers.get(k),
+      held.add(new ReplicaHost.Shard(k, stores.get(k), opened.stateMachines().get(k), announcers.get(k),
           opened.placement() == null ? null : opened.placement().replicas(k)));
     }
     WriteQueueLimit writeLimit = new WriteQueueLimit(settings.storage().maxQueuedCommands(),
@@ -64,9 +65,11 @@ record ShardedLog(LogShards shards, List<EventLog> logs, List<RaftEventLog> raft
     // Only the write leaders append to the logs (one entry at a time), and the replicas' barriers: the limit
     // applies in front of the leaders, to what every writer on this node waits for.
     WriteQueueLimit unlimited = new WriteQueueLimit(Integer.MAX_VALUE, Long.MAX_VALUE);
-    List<RaftEventLog> started = clustered ? RaftEventLog.startShards(settings.raft(), count, held, unlimited,
-        logMetrics::recordCommit, replicaFailed) : List.of();
-    started.forEach(log -> raft.put(log.shard(), log));
+    ReplicaHost host = clustered ? RaftEventLog.startShards(settings.raft(), count, held, unlimited,
+        logMetrics::recordCommit, replicaFailed) : null;
+    if (host != null) {
+      host.logs().forEach(log -> raft.put(log.shard(), log));
+    }
     List<EventLog> logs = new ArrayList<>();
     List<LogShards.Shard> shards = new ArrayList<>();
     for (int k = 0; k < count; k++) {
@@ -80,19 +83,22 @@ record ShardedLog(LogShards shards, List<EventLog> logs, List<RaftEventLog> raft
       EventLog writer = WritePath.start(system, settings, k, log, clustered ? raft.get(k) : null, store, writeLimit);
       shards.add(new LogShards.Shard(k, store, opened.stateMachines().get(k), writer));
     }
-    return new ShardedLog(new LogShards(shards, settings.topic().bucketMs()), List.copyOf(logs), started);
+    return new ShardedLog(new LogShards(shards, settings.topic().bucketMs()), List.copyOf(logs), host);
   }
 
-  /**
-   * The Raft log of this node's first held shard (its status stands for the node's, it watches the peers), or null
-   * standalone.
-   */
+  /** The Raft log of each shard this node holds, in shard order; empty standalone. */
+  List<RaftEventLog> raft() {
+    return host == null ? List.of() : host.logs();
+  }
+
+  /** The Raft log of this node's first held shard (its status stands for the node's), or null standalone. */
   RaftEventLog raftFirst() {
-    return raft.isEmpty() ? null : raft.get(0);
+    return host == null ? null : host.logs().get(0);
   }
 
   /** Why some shard's replica has not caught up since start (the first such), or null when all have. */
   String behind() {
+    List<RaftEventLog> raft = raft();
     for (RaftEventLog log : raft) {
       String behind = log.behind();
       if (behind != null) {
@@ -104,12 +110,16 @@ record ShardedLog(LogShards shards, List<EventLog> logs, List<RaftEventLog> raft
 
   /** Hands over every Raft leadership this node holds, all shards at once. */
   CompletableFuture<Void> handOverLeadership() {
-    return CompletableFuture.allOf(raft.stream().map(RaftEventLog::handOverLeadership)
+    return CompletableFuture.allOf(raft().stream().map(RaftEventLog::handOverLeadership)
         .toArray(CompletableFuture[]::new));
   }
 
-  /** Closes every held shard's log; the first's last, as it stops the Raft server every shard shares. */
+  /** Closes every held shard's log, then the Raft server they share. */
   void close() {
+    if (host != null) {
+      host.close();
+      return;
+    }
     for (int k = logs.size() - 1; k >= 0; k--) {
       logs.get(k).close();
     }

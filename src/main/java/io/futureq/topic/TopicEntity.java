@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
@@ -20,6 +21,7 @@ import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+import org.apache.pekko.cluster.sharding.typed.ClusterShardingSettings;
 import org.apache.pekko.cluster.sharding.typed.ShardingEnvelope;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.cluster.sharding.typed.javadsl.Entity;
@@ -140,10 +142,11 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
 
   /**
    * One entity type per log shard ({@link #entityKey}), each topic's entity with the context of its shard
-   * ({@code contexts} by shard, null for a shard this node does not hold). With {@code roles}, a shard's entities run
-   * only on the nodes that hold it (their cluster role {@link #role}); other nodes reach them through a proxy.
+   * ({@code contexts} by shard, null for a shard this node does not hold). With {@code holders}, a shard's entities run
+   * only on the nodes that hold it ({@link HolderAllocation}); without, on any node (every node holds every shard).
    */
-  public static void init(ClusterSharding sharding, List<TopicContext> contexts, boolean roles) {
+  public static void init(ClusterSharding sharding, ActorSystem<?> system, List<TopicContext> contexts,
+      ShardHolders holders) {
     for (int k = 0; k < contexts.size(); k++) {
       TopicContext context = contexts.get(k);
       int shard = k;
@@ -153,7 +156,8 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
         }
         return context;
       });
-      sharding.init(roles ? entity.withRole(role(k)) : entity);
+      sharding.init(holders == null ? entity : entity.withAllocationStrategy(new HolderAllocation(k, holders,
+          sharding.defaultShardAllocationStrategy(ClusterShardingSettings.create(system)))));
     }
   }
 
@@ -166,11 +170,6 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
   /** The entity type of log shard {@code shard}'s topics: shard 0's keeps the name it always had. */
   public static EntityTypeKey<Command> entityKey(int shard) {
     return shard == 0 ? ENTITY_KEY : EntityTypeKey.create(Command.class, "topic-s" + shard);
-  }
-
-  /** The cluster role of a node that holds log shard {@code shard}, where its topics' entities run. */
-  public static String role(int shard) {
-    return "futureq-log-shard-" + shard;
   }
 
   /**

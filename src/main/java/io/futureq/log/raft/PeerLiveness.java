@@ -1,6 +1,5 @@
 package io.futureq.log.raft;
 
-import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -15,24 +14,24 @@ import java.util.function.Supplier;
  * alive are a majority.
  */
 final class PeerLiveness implements AutoCloseable {
-  private final ReplicaView replica;
-  private final List<EarlyElection> elections;
+  private final Supplier<ReplicaView> replica;
   private final List<Consumer<String>> goneListeners = new CopyOnWriteArrayList<>();
   /** Null unless peer processes are watched. */
   private final PeerProcessWatch watch;
 
   /**
    * @param watch whether to watch the peers' processes; without, no peer is ever seen gone
+   * @param replica whose group's majority {@link #majorityAlive} counts (null while this node holds no shard)
    * @param watched the peers to watch (node id to Raft address): those of every shard this node holds
-   * @param elections one per log shard, told of each death and each connection
+   * @param shardElections one per log shard held, told of each death and each connection
    */
-  PeerLiveness(boolean watch, ReplicaView replica, Supplier<Map<String, String>> watched,
-      List<EarlyElection> elections) {
+  PeerLiveness(boolean watch, Supplier<ReplicaView> replica, Supplier<Map<String, String>> watched,
+      Supplier<List<EarlyElection>> shardElections) {
     this.replica = replica;
-    this.elections = List.copyOf(elections);
     this.watch = watch ? PeerProcessWatch.start(watched, new PeerProcessWatch.Listener() {
       @Override
       public void gone(String id) {
+        List<EarlyElection> elections = shardElections.get();
         // Downing first: it only sends, while the early election waits for the survivors' answers.
         goneListeners.forEach(listener -> listener.accept(id));
         // Each shard's election waits for its survivors' answers: side by side, so the last shard is not later.
@@ -49,7 +48,7 @@ final class PeerLiveness implements AutoCloseable {
 
       @Override
       public void connected(String id) {
-        elections.forEach(election -> election.connected(id));
+        shardElections.get().forEach(election -> election.connected(id));
       }
     }) : null;
   }
@@ -59,23 +58,17 @@ final class PeerLiveness implements AutoCloseable {
     goneListeners.add(listener);
   }
 
-  /** See {@link RaftEventLog#majorityAlive()}. */
+  /** See {@link ReplicaHost#majorityAlive()}. */
   boolean majorityAlive() {
-    return replica.majorityAlive(id -> watch != null && watch.isGone(id));
+    ReplicaView view = replica.get();
+    return view != null && view.majorityAlive(id -> watch != null && watch.isGone(id));
   }
 
-  /** Stops the watch, then the early election. */
+  /** Stops the watch (the elections are their shards' to close). */
   @Override
   public void close() {
     if (watch != null) {
       watch.close();
-    }
-    for (EarlyElection election : elections) {
-      try {
-        election.close();
-      } catch (IOException e) {
-        // its client only asked peers for their last entry: nothing to lose
-      }
     }
   }
 }

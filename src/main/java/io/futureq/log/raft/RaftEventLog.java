@@ -10,11 +10,9 @@ import io.futureq.log.LogUnavailableException;
 import io.futureq.log.WriteQueueLimit;
 import io.futureq.log.proto.LogCommand;
 import io.futureq.storage.OrderedStore;
-import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -50,7 +48,6 @@ public final class RaftEventLog implements EventLog {
   private static final int COMMAND_FRAMING = 8;
   private final RaftSettings settings;
   private final int shard;
-  private final boolean ownsServer;
   private final RaftServer server;
   private final ReplicaView replica;
   private final RatisStateMachine stateMachine;
@@ -59,19 +56,19 @@ public final class RaftEventLog implements EventLog {
   private final Membership membership;
   private final ReplicaLease lease;
   private final CatchUpSinceStart catchUp;
-  private final PeerLiveness peers;
+  private final ReplicaHost host;
+  /** Runs once this log closed: the single shard's log started by {@link #start} closes its server. */
+  private volatile Runnable afterClose = () -> { };
   private volatile boolean closed;
 
   /**
-   * Built by {@link ReplicaStartup} once the server runs; starts the lease. Shard 0's log closes the server, and
-   * {@code peers} with it.
+   * Built by {@link ReplicaHost} once the shard's division runs; starts the lease. The host closes the server.
    */
-  RaftEventLog(RaftSettings settings, int shard, boolean ownsServer, RaftServer server, ReplicaView replica,
-      RatisStateMachine stateMachine, LeaderSubmit submissions, ReplicaSubmit ownCommands, Membership membership,
-      PeerLiveness peers) {
+  RaftEventLog(ReplicaHost host, RaftSettings settings, int shard, RaftServer server, ReplicaView replica,
+      RatisStateMachine stateMachine, LeaderSubmit submissions, ReplicaSubmit ownCommands, Membership membership) {
+    this.host = host;
     this.settings = settings;
     this.shard = shard;
-    this.ownsServer = ownsServer;
     this.submissions = submissions;
     this.server = server;
     this.replica = replica;
@@ -82,23 +79,6 @@ public final class RaftEventLog implements EventLog {
         () -> Barrier.applied(this, this, settings.requestTimeout()));
     this.catchUp = new CatchUpSinceStart(() -> Barrier.applied(this, this, settings.requestTimeout()), lease,
         replica);
-    this.peers = peers;
-  }
-
-  /**
-   * Tells {@code listener}, on a thread of the watch, the node id of each peer whose process is seen gone (with
-   * {@link RaftSettings#watchPeerProcesses()} on; never otherwise).
-   */
-  public void onPeerProcessGone(Consumer<String> listener) {
-    peers.onGone(listener);
-  }
-
-  /**
-   * Whether the voters not seen gone by the peer watch, this node included, are a majority of the group: what a
-   * node must be part of before it acts on a peer's death (an isolated node sees every other one gone).
-   */
-  public boolean majorityAlive() {
-    return peers.majorityAlive();
   }
 
   /**
@@ -126,38 +106,31 @@ public final class RaftEventLog implements EventLog {
   static RaftEventLog start(RaftSettings settings, OrderedStore store, BrokerStateMachine stateMachine,
       WriteQueueLimit limit, AppliedListener listener, LongConsumer applyNanos, Consumer<Throwable> onFatal,
       Consumer<RaftProperties> tuning) {
-    return ReplicaStartup.start(settings, 1, List.of(new ReplicaStartup.Shard(0, store, stateMachine, listener, null)),
-        limit, applyNanos, onFatal, tuning).get(0);
+    ReplicaHost host = ReplicaHost.start(settings, 1, List.of(new ReplicaHost.Shard(0, store, stateMachine, listener,
+        null)), limit, applyNanos, onFatal, tuning);
+    RaftEventLog log = host.logs().get(0);
+    log.afterClose = host::close;
+    return log;
   }
 
   /**
    * As {@link #start(RaftSettings, OrderedStore, BrokerStateMachine, WriteQueueLimit, AppliedListener, LongConsumer,
    * Consumer)} for several log shards: one Ratis server, one group per shard this node holds ({@code held}, of
-   * {@code count}), each shard's replica applying to its own store.
-   *
-   * @return each held shard's log, in the order given; close them in reverse order (the first closes the server)
+   * {@code count}), each shard's replica applying to its own store. The host closes them all.
    */
-  public static List<RaftEventLog> startShards(RaftSettings settings, int count, List<HeldShard> held,
+  public static ReplicaHost startShards(RaftSettings settings, int count, List<ReplicaHost.Shard> held,
       WriteQueueLimit limit, LongConsumer applyNanos, Consumer<Throwable> onFatal) {
-    List<ReplicaStartup.Shard> shards = new ArrayList<>();
-    for (HeldShard h : held) {
-      shards.add(new ReplicaStartup.Shard(h.index(), h.store(), h.stateMachine(), h.listener(), h.replicas()));
-    }
-    return ReplicaStartup.start(settings, count, shards, limit, applyNanos, onFatal, properties -> { });
+    return ReplicaHost.start(settings, count, held, limit, applyNanos, onFatal, properties -> { });
   }
-
-  /**
-   * A log shard this node holds a replica of.
-   *
-   * @param replicas the nodes its group is created with (its preferred leader first), or null for every configured
-   *     peer
-   */
-  public record HeldShard(int index, OrderedStore store, BrokerStateMachine stateMachine, AppliedListener listener,
-      List<String> replicas) {}
 
   /** Whether this node's Raft storage holds log shard {@code shard}'s group (it held a replica of it before). */
   public static boolean holdsGroup(RaftSettings settings, int shard) {
     return Files.isDirectory(RaftServerFactory.groupDir(settings, shard));
+  }
+
+  /** The server this replica runs in, with this node's other shards' replicas. */
+  ReplicaHost host() {
+    return host;
   }
 
   /** The log shard this is. */
@@ -329,19 +302,12 @@ public final class RaftEventLog implements EventLog {
       return;
     }
     closed = true;
-    peers.close();
     lease.close();
     try {
       ownCommands.close();
       membership.close();
     } finally {
-      if (ownsServer) {
-        try {
-          server.close();
-        } catch (IOException e) {
-          throw new UncheckedIOException("closing the Raft server of " + settings.nodeId() + " failed", e);
-        }
-      }
+      afterClose.run();
     }
   }
 }

@@ -4,6 +4,7 @@ import static io.futureq.log.Commands.message;
 import static io.futureq.log.Commands.store;
 import static io.futureq.log.raft.RaftCluster.TOPIC;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -55,6 +56,38 @@ class RaftMembershipTest {
     assertEquals(Set.of(leader.id(), kept.id(), joined.id()), status.peers().keySet());
     assertEquals(Map.of(), status.listeners());
     assertEquals(joined.settings().address(), status.peers().get(joined.id()));
+  }
+
+  /**
+   * What moving a shard's replica rests on (issue 31): a running node gives up its replica once removed from the
+   * group (its division and Raft storage go, its server keeps running), and takes one up again from nothing (a
+   * division that waits until a member adds it, then catches up through a snapshot and the log).
+   */
+  @Test
+  void aRunningNodeGivesUpItsReplicaAndTakesOneUpFromNothingWithoutRestarting() throws Exception {
+    cluster = RaftCluster.start(dir, 3, 20, 8L << 10);
+    RaftNode leader = cluster.awaitLeader();
+    RaftNode mover = cluster.running().stream().filter(n -> n != leader).findFirst().orElseThrow();
+    append(leader, "before", 40);
+    cluster.awaitConverged();
+
+    leader.log().removePeer(mover.id()).get(60, TimeUnit.SECONDS);
+    mover.giveUpReplica();
+    assertFalse(mover.holdsGroup(), "the Raft storage of the replica given up is deleted");
+    append(leader, "while-away", 10);
+    assertEquals(2, leader.status().peers().size());
+
+    mover.takeUpReplica();
+    assertEquals(0, mover.appliedIndex(), "a replica taken up starts from nothing");
+    leader.log().addPeer(mover.id(), mover.settings().address()).get(120, TimeUnit.SECONDS);
+    append(mover, "after-return", 10);
+    cluster.awaitConverged();
+    cluster.assertStoresEqual(60);
+    assertEquals(60, mover.messagesOf(TOPIC).size());
+    RaftStatus status = RaftCluster.await("the leader to report the mover a voter again",
+        () -> leader.status().peers().containsKey(mover.id()) ? leader.status() : null);
+    assertEquals(3, status.peers().size());
+    assertEquals(Map.of(), status.listeners());
   }
 
   private static void append(RaftNode node, String prefix, int count) {

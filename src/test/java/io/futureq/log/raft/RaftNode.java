@@ -54,6 +54,7 @@ final class RaftNode implements AutoCloseable {
   private final AtomicReference<Throwable> fatal = new AtomicReference<>();
   private RocksStore store;
   private RaftEventLog log;
+  private ReplicaHost host;
   private Consumer<RaftProperties> tuning = properties -> { };
   private WriteQueueLimit limit = new WriteQueueLimit(100_000, 1L << 30);
   private LongConsumer afterEachApply = nanos -> { };
@@ -75,23 +76,13 @@ final class RaftNode implements AutoCloseable {
     store = RocksStore.open(dir.resolve("data"), StorageSettings.defaults(dir.resolve("data")));
     BrokerStateMachine machine = new BrokerStateMachine(store, BUCKET_MS);
     try {
-      EventLog.AppliedListener listener = new EventLog.AppliedListener() {
-        @Override
-        public void applied(long index, CommandResult result) {
-          announced(index, result);
-        }
-
-        @Override
-        public void storeReplaced(long appliedIndex) {
-          replacements.add(appliedIndex);
-        }
-      };
       // A start that hung once in CI (waiting on Ratis' division initialisation) left no trace: print every
       // thread's stack if it ever takes this long again.
       ScheduledFuture<?> watchdog = WATCHDOG.schedule(() -> printThreads("the Raft server of " + settings.nodeId()
           + " has not started after " + SLOW_START.toSeconds() + " s"), SLOW_START.toMillis(), TimeUnit.MILLISECONDS);
       try {
-        log = RaftEventLog.start(settings, store, machine, limit, listener, afterEachApply, fatal::set, tuning);
+        log = RaftEventLog.start(settings, store, machine, limit, listener(), afterEachApply, fatal::set, tuning);
+        host = log.host();
       } finally {
         watchdog.cancel(false);
       }
@@ -99,6 +90,51 @@ final class RaftNode implements AutoCloseable {
       store.close();
       throw e;
     }
+  }
+
+  /**
+   * Gives up this node's replica while its server keeps running (the node should have been removed from the group
+   * first), and deletes its store, as a broker that gave up a shard does.
+   */
+  void giveUpReplica() throws IOException {
+    host.giveUp(0);
+    log = null;
+    store.close();
+    store = null;
+    deleteTree(dir.resolve("data"));
+  }
+
+  /** Takes up a replica again, from a new store, in the server that kept running: it waits to be added. */
+  void takeUpReplica() throws IOException {
+    store = RocksStore.open(dir.resolve("data"), StorageSettings.defaults(dir.resolve("data")));
+    log = host.takeUp(new ReplicaHost.Shard(0, store, new BrokerStateMachine(store, BUCKET_MS), listener(), null));
+  }
+
+  /** Whether this node's Raft storage holds the group's directory. */
+  boolean holdsGroup() {
+    return RaftEventLog.holdsGroup(settings, 0);
+  }
+
+  private static void deleteTree(Path root) throws IOException {
+    try (Stream<Path> paths = Files.walk(root)) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
+    }
+  }
+
+  private EventLog.AppliedListener listener() {
+    return new EventLog.AppliedListener() {
+      @Override
+      public void applied(long index, CommandResult result) {
+        announced(index, result);
+      }
+
+      @Override
+      public void storeReplaced(long appliedIndex) {
+        replacements.add(appliedIndex);
+      }
+    };
   }
 
   private static void printThreads(String why) {
@@ -140,15 +176,18 @@ final class RaftNode implements AutoCloseable {
     return log != null;
   }
 
-  /** Closes the log and the store, as a clean shutdown does. */
+  /** Closes the log, the server and the store, as a clean shutdown does. */
   void stop() {
-    if (log != null) {
+    if (host != null) {
       try {
-        log.close();
+        host.close();
       } finally {
-        store.close();
+        if (store != null) {
+          store.close();
+        }
         log = null;
         store = null;
+        host = null;
       }
     }
   }
@@ -156,11 +195,7 @@ final class RaftNode implements AutoCloseable {
   /** Stops the node and deletes its store and Raft storage. */
   void wipe() throws IOException {
     stop();
-    try (Stream<Path> paths = Files.walk(dir)) {
-      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.delete(p);
-      }
-    }
+    deleteTree(dir);
     announcedEventIds.clear();
     announcedIndexes.clear();
     replacements.clear();
