@@ -7,11 +7,13 @@
 # run the server's CPU and context switches per round trip and the round trips per second. Logs under DIR.
 #
 # Usage: [COUNT=200000] [WARMUP=200000] [RUNS=3] [IN_FLIGHT=10] scripts/grpc-floor-bench.sh DIR [VARIANT...]
-#   VARIANT  MODE[-2t][/BATCH]: MODE echo (the stack alone), actor (one actor hop per frame, as ConsumerService's
-#            session), group (session and a shared group actor: three hops); -2t: the server's default dispatcher
-#            at 2 threads (Pekko's default is 8 on this 2-core box); /BATCH: one reply frame of BATCH deliveries per
-#            BATCH frames in (the broker refills credit 10 at half: about 5 per delivery frame). Default:
-#            echo echo-2t actor actor-2t group group-2t echo/5 group/5
+#   VARIANT  MODE[-2t][-io][/BATCH]: MODE echo (the stack alone), actor (one actor hop per frame, as
+#            ConsumerService's session), group (session and a shared group actor: three hops); -2t: the server's
+#            default dispatcher at 2 threads (Pekko's default is 8 on this 2-core box); -io: Pekko's TCP connection
+#            actors on the default dispatcher (pekko.io.tcp.worker-dispatcher; Pekko runs them on its internal
+#            dispatcher, a pool of its own); /BATCH: one reply frame of BATCH deliveries per BATCH frames in (the
+#            broker refills credit 10 at half: about 5 deliveries per frame). Default: echo echo-2t actor actor-2t
+#            group group-2t echo/5 echo-2t/5 group/5 group-2t/5 echo-2t-io group-2t-io/5
 # Run it alone on the machine (under the machine lock). Ports 28443 and up.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -22,7 +24,8 @@ fi
 DIR="$1"
 shift
 VARIANTS=("$@")
-[ ${#VARIANTS[@]} -gt 0 ] || VARIANTS=(echo echo-2t actor actor-2t group group-2t echo/5 group/5)
+[ ${#VARIANTS[@]} -gt 0 ] ||
+  VARIANTS=(echo echo-2t actor actor-2t group group-2t echo/5 echo-2t/5 group/5 group-2t/5 echo-2t-io group-2t-io/5)
 COUNT="${COUNT:-200000}" WARMUP="${WARMUP:-200000}" RUNS="${RUNS:-3}" IN_FLIGHT="${IN_FLIGHT:-10}"
 rm -rf "$DIR"
 mkdir -p "$DIR"
@@ -35,10 +38,11 @@ TWO_THREADS="-Dpekko.actor.default-dispatcher.fork-join-executor.parallelism-min
 echo "$(nproc) cores, $(java -version 2>&1 | head -1), $(uptime)"
 port=28443
 for variant in "${VARIANTS[@]}"; do
-  mode="${variant%%/*}" batch=1
-  [ "$mode" = "$variant" ] || batch="${variant#*/}"
-  opts=""
-  if [ "${mode%-2t}" != "$mode" ]; then mode="${mode%-2t}" opts="$TWO_THREADS"; fi
+  name="${variant%%/*}" batch=1
+  [ "$name" = "$variant" ] || batch="${variant#*/}"
+  mode="${name%%-*}" opts=""
+  case "$name" in *-2t*) opts="$opts $TWO_THREADS" ;; esac
+  case "$name" in *-io*) opts="$opts -Dpekko.io.tcp.worker-dispatcher=pekko.actor.default-dispatcher" ;; esac
   log="$DIR/server-${variant//\//-}.log"
   # shellcheck disable=SC2086
   java -Xmx2g $opts -cp "$CP" io.futureq.bench.GrpcFloorServer "$port" "$mode" "$batch" >"$log" 2>&1 &
