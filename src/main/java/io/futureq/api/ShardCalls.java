@@ -45,7 +45,7 @@ public final class ShardCalls {
   public static final String NAME = "shard-calls";
 
   /** What the actor accepts. */
-  public sealed interface Command permits Send, Call, Answered, Listed {}
+  public sealed interface Command permits Send, Call, Answered, Listed, Hold, Release {}
 
   /** From this node: send a call, completing {@code answer}. Local only. */
   private record Send(int shard, String method, byte[] request, CompletableFuture<Answer> answer)
@@ -59,6 +59,12 @@ public final class ShardCalls {
   public record Answer(long id, byte[] response, int code, String description) implements CborSerializable {}
 
   private record Answered(Answer answer) implements Command {}
+
+  /** This node holds shard {@code shard} now: it is listed among its holders. */
+  public record Hold(int shard) implements Command {}
+
+  /** This node gives up shard {@code shard}: it is no longer listed among its holders. */
+  public record Release(int shard) implements Command {}
 
   /** A listing of some shard's holders or write leader: one adapter for all (an actor has one per class). */
   private record Listed(Receptionist.Listing listing) implements Command {}
@@ -125,6 +131,11 @@ public final class ShardCalls {
     this.actor = actor;
   }
 
+  /** Lists this node among the holders of {@code shard} (it took up a replica), or no longer ({@code held} false). */
+  public void holds(int shard, boolean held) {
+    actor.tell(held ? new Hold(shard) : new Release(shard));
+  }
+
   /**
    * Runs {@code method} with {@code request} on a node holding shard {@code shard}. Fails with the status the
    * handler failed with there, UNAVAILABLE when no node holding the shard is listed, DEADLINE_EXCEEDED after the
@@ -179,6 +190,14 @@ public final class ShardCalls {
             return Behaviors.same();
           })
           .onMessage(Listed.class, m -> listed(m.listing()))
+          .onMessage(Hold.class, m -> {
+            ctx.getSystem().receptionist().tell(Receptionist.register(key(m.shard()), ctx.getSelf()));
+            return Behaviors.same();
+          })
+          .onMessage(Release.class, m -> {
+            ctx.getSystem().receptionist().tell(Receptionist.deregister(key(m.shard()), ctx.getSelf()));
+            return Behaviors.same();
+          })
           .build();
     }
 

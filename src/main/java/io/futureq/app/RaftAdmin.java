@@ -6,6 +6,7 @@ import io.futureq.api.grpc.RaftInfo;
 import io.futureq.log.ShardPlacement;
 import io.futureq.log.raft.RaftEventLog;
 import io.futureq.log.raft.RaftStatus;
+import io.futureq.log.raft.ReplicaHost;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -16,17 +17,15 @@ import java.util.concurrent.CompletionStage;
  * node's first shard.
  */
 final class RaftAdmin implements RaftMembership {
-  private final List<RaftEventLog> shards;
-  private final RaftEventLog log;
+  private final ReplicaHost host;
   private final ShardPlacement placement;
 
   /**
-   * @param shards the log of each shard this node holds, in shard order
+   * @param host the replicas of the shards this node holds
    * @param placement the shards' placement when not every node holds every shard, else null
    */
-  RaftAdmin(List<RaftEventLog> shards, ShardPlacement placement) {
-    this.shards = List.copyOf(shards);
-    this.log = shards.get(0);
+  RaftAdmin(ReplicaHost host, ShardPlacement placement) {
+    this.host = host;
     this.placement = placement;
   }
 
@@ -39,7 +38,8 @@ final class RaftAdmin implements RaftMembership {
 
   @Override
   public RaftInfo status() {
-    RaftStatus s = log.status();
+    List<RaftEventLog> shards = host.logs();
+    RaftStatus s = shards.get(0).status();
     return RaftInfo.newBuilder().setLeaderId(s.leaderId()).setRole(s.role().name()).setTerm(s.term())
         .setCommitIndex(s.commitIndex()).setAppliedIndex(s.appliedIndex()).putAllPeers(s.peers())
         .putAllListeners(s.listeners()).addAllLogShards(shards.stream().map(RaftAdmin::shardInfo).toList()).build();
@@ -47,7 +47,7 @@ final class RaftAdmin implements RaftMembership {
 
   @Override
   public LogShardInfo shardInfo(int shard) {
-    return shardInfo(shards.stream().filter(log -> log.shard() == shard).findFirst()
+    return shardInfo(host.logs().stream().filter(log -> log.shard() == shard).findFirst()
         .orElseThrow(() -> new IllegalStateException("this node holds no replica of log shard " + shard)));
   }
 
@@ -60,7 +60,7 @@ final class RaftAdmin implements RaftMembership {
   @Override
   public CompletionStage<Void> add(String nodeId, String raftAddress) {
     CompletableFuture<Void> all = CompletableFuture.completedFuture(null);
-    for (RaftEventLog shard : shards) {
+    for (RaftEventLog shard : host.logs()) {
       all = all.thenCompose(done -> shard.addPeer(nodeId, raftAddress));
     }
     return all;
@@ -69,7 +69,7 @@ final class RaftAdmin implements RaftMembership {
   @Override
   public CompletionStage<Void> remove(String nodeId) {
     CompletableFuture<Void> all = CompletableFuture.completedFuture(null);
-    for (RaftEventLog shard : shards) {
+    for (RaftEventLog shard : host.logs()) {
       all = all.thenCompose(done -> shard.removePeer(nodeId));
     }
     return all;

@@ -77,8 +77,9 @@ public final class ReplicaHost implements AutoCloseable {
   }
 
   /**
-   * Starts the server with a replica of each of {@code shards} (at least one), adding the groups its storage does
-   * not hold yet, and returns once it runs. If any step fails, the server is closed again: a failed start leaves no
+   * Starts the server with a replica of each of {@code shards} (none on a node that joins a cluster where not every
+   * node holds every shard: it takes up replicas when told), adding the groups its storage does not hold yet, and
+   * returns once it runs. If any step fails, the server is closed again: a failed start leaves no
    * server running.
    *
    * @param count how many log shards there are
@@ -120,7 +121,8 @@ public final class ReplicaHost implements AutoCloseable {
             + count + " (futureq.cluster.log-shards) this node holds");
       }
       return machine;
-    }, RaftServerFactory.initialGroup(settings, prepared.get(0).spread()));
+    }, prepared.isEmpty() ? RaftGroup.emptyGroup()
+        : RaftServerFactory.initialGroup(settings, prepared.get(0).spread()));
     prepared.forEach(p -> p.submit().attach(server));
     server.start();
     Set<RaftGroupId> held = new HashSet<>();
