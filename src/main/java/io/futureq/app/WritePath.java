@@ -60,7 +60,7 @@ final class WritePath {
     return writer;
   }
 
-  /** Where shard {@code shard}'s leader journals while it runs here: this node's replica and store, once it holds one. */
+  /** Where shard {@code shard}'s leader journals while it runs here: this node's replica and store, once held. */
   static void bind(ActorSystem<?> system, int shard, EventLog replica, LogWriter writer, OrderedStore store) {
     JournalBackend.get(system).bind(shard, replica, writer, store);
   }

@@ -35,7 +35,8 @@ public final class ReplicaMoves {
     });
     Map<String, Integer> load = new TreeMap<>();
     nodes.forEach(node -> load.put(node, 0));
-    placed.values().forEach(on -> on.stream().filter(load::containsKey).forEach(node -> load.merge(node, 1, Integer::sum)));
+    placed.values().forEach(on -> on.stream().filter(load::containsKey)
+        .forEach(node -> load.merge(node, 1, Integer::sum)));
     List<Move> moves = new ArrayList<>();
     placed.forEach((shard, on) -> {
       for (String leaving : on.stream().filter(node -> !nodes.contains(node)).toList()) {
