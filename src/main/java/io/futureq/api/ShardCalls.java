@@ -3,6 +3,7 @@ package io.futureq.api;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import com.google.protobuf.Parser;
+import io.futureq.config.ClusterSettings;
 import io.futureq.log.LogShards;
 import io.futureq.log.leader.LogLeader;
 import io.futureq.serialization.CborSerializable;
@@ -23,9 +24,13 @@ import org.apache.pekko.actor.Address;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.receptionist.Receptionist;
 import org.apache.pekko.actor.typed.receptionist.ServiceKey;
+import org.apache.pekko.cluster.Member;
+import org.apache.pekko.cluster.MemberStatus;
+import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.grpc.GrpcServiceException;
 
 /**
@@ -45,13 +50,17 @@ public final class ShardCalls {
   public static final String NAME = "shard-calls";
 
   /** What the actor accepts. */
-  public sealed interface Command permits Send, Call, Answered, Listed, Hold, Release {}
+  public sealed interface Command permits Send, SendToNode, Call, Answered, Listed, Hold, Release {}
 
   /** From this node: send a call, completing {@code answer}. Local only. */
   private record Send(int shard, String method, byte[] request, CompletableFuture<Answer> answer)
       implements Command {}
 
   /** Run {@code method} on shard {@code shard} with {@code request}'s bytes; answered with an {@link Answer}. */
+  /** A call to node {@code node} itself (its id), wherever it is in the cluster. */
+  private record SendToNode(String node, String method, byte[] request, CompletableFuture<Answer> answer)
+      implements Command {}
+
   public record Call(long id, int shard, String method, byte[] request, ActorRef<Answer> replyTo)
       implements Command, CborSerializable {}
 
@@ -131,6 +140,17 @@ public final class ShardCalls {
     this.actor = actor;
   }
 
+  /**
+   * Runs {@code method} with {@code request} on node {@code node} (its id). Fails with the status the handler failed
+   * with there, UNAVAILABLE when no such member is up, DEADLINE_EXCEEDED after {@code within}.
+   */
+  public <R extends Message> CompletableFuture<R> callNode(String node, String method, Message request,
+      Parser<R> parser, Duration within) {
+    CompletableFuture<Answer> answer = new CompletableFuture<>();
+    actor.tell(new SendToNode(node, method, request.toByteArray(), answer));
+    return answered(answer, parser, "node " + node, within);
+  }
+
   /** Lists this node among the holders of {@code shard} (it took up a replica), or no longer ({@code held} false). */
   public void holds(int shard, boolean held) {
     actor.tell(held ? new Hold(shard) : new Release(shard));
@@ -142,16 +162,27 @@ public final class ShardCalls {
    * timeout.
    */
   public <R extends Message> CompletableFuture<R> call(int shard, String method, Message request, Parser<R> parser) {
+    return call(shard, method, request, parser, timeout);
+  }
+
+  /** As above, waiting up to {@code within} (a step of moving a replica takes longer than a request). */
+  public <R extends Message> CompletableFuture<R> call(int shard, String method, Message request, Parser<R> parser,
+      Duration within) {
     CompletableFuture<Answer> answer = new CompletableFuture<>();
     actor.tell(new Send(shard, method, request.toByteArray(), answer));
-    return answer.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS).thenApply(a -> {
+    return answered(answer, parser, "the node holding log shard " + shard, within);
+  }
+
+  private static <R extends Message> CompletableFuture<R> answered(CompletableFuture<Answer> answer, Parser<R> parser,
+      String from, Duration within) {
+    return answer.orTimeout(within.toMillis(), TimeUnit.MILLISECONDS).thenApply(a -> {
       if (a.code() != 0) {
         throw new GrpcServiceException(Status.fromCodeValue(a.code()).withDescription(a.description()));
       }
       try {
         return parser.parseFrom(a.response());
       } catch (InvalidProtocolBufferException e) {
-        throw new IllegalStateException("a malformed answer from the node holding log shard " + shard, e);
+        throw new IllegalStateException("a malformed answer from " + from, e);
       }
     });
   }
@@ -181,6 +212,7 @@ public final class ShardCalls {
     Behavior<Command> behavior() {
       return Behaviors.receive(Command.class)
           .onMessage(Send.class, this::send)
+          .onMessage(SendToNode.class, this::sendToNode)
           .onMessage(Call.class, this::run)
           .onMessage(Answered.class, m -> {
             CompletableFuture<Answer> answer = waiting.remove(m.answer().id());
@@ -228,16 +260,37 @@ public final class ShardCalls {
       Address leader = leaders.get(send.shard());
       ActorRef<Command> target = listed.stream().filter(ref -> ref.path().address().equals(leader)).findFirst()
           .orElse(listed.get(ThreadLocalRandom.current().nextInt(listed.size())));
+      long id = expect(send.answer());
+      target.tell(new Call(id, send.shard(), send.method(), send.request(), answers));
+      return Behaviors.same();
+    }
+
+    private Behavior<Command> sendToNode(SendToNode send) {
+      Address address = Cluster.get(ctx.getSystem()).state().getMembers().stream()
+          .filter(m -> m.hasRole(ClusterSettings.nodeRole(send.node())) && m.status() == MemberStatus.up())
+          .map(Member::address).findFirst().orElse(null);
+      if (address == null) {
+        send.answer().complete(new Answer(0, new byte[0], Status.Code.UNAVAILABLE.value(), "node " + send.node()
+            + " is no member of the cluster that is up"));
+        return Behaviors.same();
+      }
+      long id = expect(send.answer());
+      Adapter.toClassic(ctx.getSystem()).actorSelection(address + "/user/" + NAME)
+          .tell(new Call(id, -1, send.method(), send.request(), answers), null); // no sender: it answers replyTo
+      return Behaviors.same();
+    }
+
+    /** Keeps {@code answer} until its call is answered, under the id it returns. */
+    private long expect(CompletableFuture<Answer> answer) {
       long id = nextId++;
-      waiting.put(id, send.answer());
+      waiting.put(id, answer);
       // A caller that gave up (its timeout) no longer needs its entry.
-      send.answer().whenComplete((a, failure) -> {
+      answer.whenComplete((a, failure) -> {
         if (failure != null) {
           ctx.getSelf().tell(new Answered(new Answer(id, new byte[0], Status.Code.CANCELLED.value(), "")));
         }
       });
-      target.tell(new Call(id, send.shard(), send.method(), send.request(), answers));
-      return Behaviors.same();
+      return id;
     }
 
     private Behavior<Command> run(Call call) {

@@ -6,6 +6,7 @@ import io.futureq.config.StorageSettings;
 import io.futureq.log.BrokerStateMachine;
 import io.futureq.log.ShardPlacement;
 import io.futureq.log.raft.RaftEventLog;
+import io.futureq.log.raft.ReplicaHost;
 import io.futureq.storage.MemoryStore;
 import io.futureq.storage.OrderedStore;
 import io.futureq.storage.RocksStore;
@@ -55,12 +56,15 @@ record ShardStores(List<OrderedStore> stores, List<BrokerStateMachine> stateMach
     int shards = settings.cluster().logShards();
     ShardPlacement placement = placement(settings);
     Set<Integer> placed = placement == null ? Set.of() : placement.shardsOf(settings.cluster().nodeId());
+    // Once created, a node holds what its Raft storage holds: replicas move between nodes while they run.
+    boolean created = settings.cluster().enabled() && ReplicaHost.groupsCreated(settings.raft());
     List<OrderedStore> stores = new ArrayList<>();
     List<BrokerStateMachine> stateMachines = new ArrayList<>();
     try {
       for (int k = 0; k < shards; k++) {
-        boolean held = placement == null || placed.contains(k)
-            || RaftEventLog.holdsGroup(settings.raft(), k);
+        boolean held = !settings.cluster().enabled()
+            || (created ? RaftEventLog.holdsGroup(settings.raft(), k)
+                : placement == null || placed.contains(k) || RaftEventLog.holdsGroup(settings.raft(), k));
         OrderedStore store = held ? storeWrapper.apply(open(settings.storage(), k)) : null;
         stores.add(store);
         if (store != null && settings.storage().engine() == StorageEngine.ROCKSDB) {
@@ -74,7 +78,7 @@ record ShardStores(List<OrderedStore> stores, List<BrokerStateMachine> stateMach
       throw e;
     }
     if (placement != null) {
-      if (heldShards(stores).isEmpty()) {
+      if (heldShards(stores).isEmpty() && !created) {
         stores.stream().filter(Objects::nonNull).forEach(OrderedStore::close);
         throw new IllegalStateException("node " + settings.cluster().nodeId() + " would hold no log shard: "
             + placement.nodes().size() + " nodes hold " + shards + " shards " + placement.replicationFactor()

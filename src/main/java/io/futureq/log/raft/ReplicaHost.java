@@ -8,6 +8,7 @@ import io.futureq.storage.OrderedStore;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -133,6 +134,7 @@ public final class ReplicaHost implements AutoCloseable {
         addGroup(p, RaftServerFactory.initialGroup(settings, p.spread()));
       }
     }
+    markGroupsCreated(settings);
     // One watch of the peers' processes per node, of every held shard's peers: a dead peer's leaderships are all
     // elected anew.
     peers = new PeerLiveness(settings.watchPeerProcesses(), () -> views.values().stream().findFirst().orElse(null),
@@ -179,6 +181,26 @@ public final class ReplicaHost implements AutoCloseable {
         RaftServerFactory.parameters(settings.tls())));
     logs.put(k, log);
     return log;
+  }
+
+  /** Where the storage says that this node's groups were created (its first start ended with them). */
+  private static Path createdMark(RaftSettings settings) {
+    return settings.storageDir().resolve("futureq-groups-created");
+  }
+
+  /**
+   * Whether this node's groups were created: from then on it holds the replicas its Raft storage holds and no other
+   * (one moved away is not made anew from the configured placement at the next start).
+   */
+  public static boolean groupsCreated(RaftSettings settings) {
+    return Files.exists(createdMark(settings));
+  }
+
+  private static void markGroupsCreated(RaftSettings settings) throws IOException {
+    if (!groupsCreated(settings)) {
+      Files.writeString(createdMark(settings), "the Raft groups this node was created with exist; a group of another "
+          + "log shard is taken up while it runs\n");
+    }
   }
 
   /** The log of each shard this node holds a replica of, in shard order. */
