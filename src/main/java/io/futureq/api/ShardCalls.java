@@ -20,6 +20,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.IntPredicate;
 import org.apache.pekko.actor.Address;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -92,6 +93,7 @@ public final class ShardCalls {
 
   private final LogShards shards;
   private final ShardHolders holders;
+  private final IntPredicate listedAtStart;
   private final Duration timeout;
   private final Map<String, Registered<?>> handlers = new ConcurrentHashMap<>();
   private volatile ActorRef<Command> actor;
@@ -99,11 +101,14 @@ public final class ShardCalls {
   /**
    * @param shards this node's log shards: which it holds
    * @param holders told every shard's holders as they are listed
+   * @param listedAtStart whether this node is listed among a held shard's holders from the start: a voter of its
+   *     group is; a replica that waits to be added is listed once it was ({@link #holds})
    * @param timeout how long a call may take, its hop included
    */
-  public ShardCalls(LogShards shards, ShardHolders holders, Duration timeout) {
+  public ShardCalls(LogShards shards, ShardHolders holders, IntPredicate listedAtStart, Duration timeout) {
     this.shards = shards;
     this.holders = holders;
+    this.listedAtStart = listedAtStart;
     this.timeout = timeout;
   }
 
@@ -200,7 +205,9 @@ public final class ShardCalls {
       this.ctx = ctx;
       this.answers = ctx.messageAdapter(Answer.class, Answered::new);
       for (LogShards.Shard shard : shards.held()) {
-        ctx.getSystem().receptionist().tell(Receptionist.register(key(shard.index()), ctx.getSelf()));
+        if (listedAtStart.test(shard.index())) {
+          ctx.getSystem().receptionist().tell(Receptionist.register(key(shard.index()), ctx.getSelf()));
+        }
       }
       ActorRef<Receptionist.Listing> listings = ctx.messageAdapter(Receptionist.Listing.class, Listed::new);
       for (int k = 0; k < shards.count(); k++) {

@@ -184,7 +184,7 @@ public final class Node implements AutoCloseable {
     readiness.describeStorage(settings.storage().engine().description());
     CallAccess access = CallAccess.of(settings.security().auth()); // reads the token files: a bad one stops start-up
     // Requests about topics of shards this node does not hold go to a node that holds them.
-    ShardCalls calls = new ShardCalls(shards, holders, settings.api().requestTimeout());
+    ShardCalls calls = new ShardCalls(shards, holders, log::voter, settings.api().requestTimeout());
     calls.attach(Guardian.start(system, ShardCalls.NAME, calls.behavior(), Guardian.OnFailure.RESTART));
     contexts.listIn(calls);
     ProducerService producer = new ProducerService(settings.api(), settings.limits(), shards, router, access, calls);

@@ -27,8 +27,9 @@ import org.slf4j.LoggerFactory;
  * Moves log shards' replicas between nodes when a node is added to or removed from a cluster where not every node
  * holds every shard ({@link ReplicaMoves} plans them). Each move, one replica of one shard at a time, so every shard
  * keeps its quorum: the node it goes to takes up a replica (a new division that waits), a holder adds it to the
- * shard's group (as a listener until it caught up, then a voter), a holder removes the node it leaves, and that node
- * gives its replica up (once the topics it hosted moved to the other holders). The steps run where they must, through
+ * shard's group (as a listener until it caught up, then a voter), the node is listed among the shard's holders (its
+ * topics and relayed requests may go there from then on), a holder removes the node it leaves, and that node gives
+ * its replica up (once the topics it hosted moved to the other holders). The steps run where they must, through
  * {@link ShardCalls}; a change that stops half-way is resumed by asking for it again (the plan starts from the
  * groups as they are).
  */
@@ -40,6 +41,7 @@ final class ReplicaMover {
   static final String ADD_PEER = "replica.addPeer";
   static final String REMOVE_PEER = "replica.removePeer";
   static final String DROP_IDLE = "replica.dropIdle";
+  static final String SERVE = "replica.serve";
   /** A step may install a snapshot of the whole shard, or wait for the topics hosted on a node to move. */
   static final Duration STEP_TIMEOUT = Duration.ofMinutes(5);
   /** How long a node giving up a replica waits for the topics it hosts to move to the other holders. */
@@ -73,6 +75,10 @@ final class ReplicaMover {
     }));
     calls.register(GIVE_UP, ReplicaStep.parser(), (any, step) -> log.giveUp(step.getShard(),
         drained(localTopics, step.getShard(), drainChecks)).thenApply(v -> ReplicaGroup.getDefaultInstance()));
+    calls.register(SERVE, ReplicaStep.parser(), (any, step) -> {
+      calls.holds(step.getShard(), true);
+      return CompletableFuture.completedFuture(ReplicaGroup.getDefaultInstance());
+    });
     calls.register(DROP_IDLE, ReplicaStep.parser(), (any, step) -> {
       List<CompletableFuture<Void>> dropped = new ArrayList<>();
       for (RaftEventLog replica : log.raft()) {
@@ -166,6 +172,7 @@ final class ReplicaMover {
     return calls.callNode(move.to(), TAKE_UP, step(k, "", ""), ReplicaGroup.parser(), STEP_TIMEOUT)
         .thenCompose(v -> calls.call(k, ADD_PEER, step(k, move.to(), toAddress), ReplicaGroup.parser(),
             STEP_TIMEOUT))
+        .thenCompose(v -> calls.callNode(move.to(), SERVE, step(k, "", ""), ReplicaGroup.parser(), STEP_TIMEOUT))
         .thenCompose(v -> calls.call(k, REMOVE_PEER, step(k, move.from(), ""), ReplicaGroup.parser(),
             STEP_TIMEOUT))
         .thenCompose(v -> calls.callNode(move.from(), GIVE_UP, step(k, "", ""), ReplicaGroup.parser(),

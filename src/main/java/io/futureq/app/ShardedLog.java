@@ -231,6 +231,15 @@ final class ShardedLog {
     });
   }
 
+  /** Whether this node's replica of {@code shard} is a voter of its group (standalone: whether it is held). */
+  boolean voter(int shard) {
+    if (!shards.get(shard).held()) {
+      return false;
+    }
+    RaftEventLog replica = raft.get(shard);
+    return host == null || (replica != null && replica.status().peers().containsKey(settings.cluster().nodeId()));
+  }
+
   /** The Raft log of each shard this node holds, in shard order; empty standalone. */
   List<RaftEventLog> raft() {
     return host == null ? List.of() : host.logs();

@@ -8,8 +8,9 @@ import java.util.function.Function;
 
 /**
  * What a topic's entity starts with on this node, by log shard: the context of each shard this node holds, null for
- * the others. It follows the replicas the node takes up and gives up, and lists the node among a shard's holders
- * ({@link ShardCalls}) while it holds it, so topics and relayed requests come here only while the store is.
+ * the others. It follows the replicas the node takes up and gives up, and withdraws the node from a shard's holders
+ * ({@link ShardCalls}) as it starts giving one up, so topics and relayed requests come here only while the store
+ * is.
  */
 final class TopicContexts implements ShardedLog.Holding {
   private final AtomicReferenceArray<TopicContext> contexts;
@@ -37,10 +38,10 @@ final class TopicContexts implements ShardedLog.Holding {
     return contexts.length();
   }
 
+  /** A replica taken up is listed once it is a voter of its group ({@link ReplicaMover} says so): not yet. */
   @Override
   public void tookUp(LogShards.Shard shard) {
     contexts.set(shard.index(), contextOf.apply(shard));
-    calls.holds(shard.index(), true);
   }
 
   @Override
