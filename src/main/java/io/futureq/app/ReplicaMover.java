@@ -142,8 +142,9 @@ final class ReplicaMover {
       for (ReplicaMoves.Move move : moves) {
         done = done.thenCompose(v -> move(move, addresses.get(move.to())));
       }
-      // A node that joined prepared a replica of every shard: those it was not given go.
-      for (String node : added.keySet()) {
+      // A node that joined prepared a replica of every shard, and one that stopped half-way through giving a replica
+      // up holds it again after a restart: replicas outside their group go.
+      for (String node : nodes) {
         done = done.thenCompose(v -> calls.callNode(node, DROP_IDLE, step(0, "", ""), ReplicaGroup.parser(),
             STEP_TIMEOUT).thenApply(g -> null));
       }
