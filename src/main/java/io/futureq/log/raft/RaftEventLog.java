@@ -128,6 +128,11 @@ public final class RaftEventLog implements EventLog {
     return Files.isDirectory(RaftServerFactory.groupDir(settings, shard));
   }
 
+  /** Closing this log leaves the server running (a single shard's log would close it): the shard is given up. */
+  void keepServerOnClose() {
+    afterClose = () -> { };
+  }
+
   /** The server this replica runs in, with this node's other shards' replicas. */
   ReplicaHost host() {
     return host;

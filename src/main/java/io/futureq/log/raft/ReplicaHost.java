@@ -249,6 +249,7 @@ public final class ReplicaHost implements AutoCloseable {
       throw new IllegalStateException("this node holds no replica of log shard " + shard);
     }
     views.remove(shard);
+    log.keepServerOnClose(); // the server runs on for the other shards, or for one taken up later
     try {
       log.close();
     } finally {
