@@ -147,8 +147,8 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
    * shard). With {@code holders}, a shard's entities run only on the nodes that hold it ({@link HolderAllocation});
    * without, on any node (every node holds every shard).
    */
-  public static void init(ClusterSharding sharding, ActorSystem<?> system, int count, IntFunction<TopicContext> contexts,
-      ShardHolders holders) {
+  public static void init(ClusterSharding sharding, ActorSystem<?> system, int count,
+      IntFunction<TopicContext> contexts, ShardHolders holders) {
     for (int k = 0; k < count; k++) {
       int shard = k;
       Entity<Command, ShardingEnvelope<Command>> entity = entity(entityKey(k), topic -> {

@@ -84,7 +84,7 @@ class ReplicaMoveClusterE2ETest {
           if (store != null) {
             holders++;
           } else if (shard > 0) {
-            assertFalse(Files.exists(shardDir), "node-" + (i + 1) + " gave up shard " + shard + " and kept " + shardDir);
+            assertFalse(Files.exists(shardDir), "node-" + (i + 1) + " gave up shard " + shard + ", kept " + shardDir);
           }
         }
         assertEquals(FACTOR, holders, "nodes holding shard " + shard);
