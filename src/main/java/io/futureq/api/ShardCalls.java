@@ -273,9 +273,12 @@ public final class ShardCalls {
     }
 
     private Behavior<Command> sendToNode(SendToNode send) {
-      Address address = Cluster.get(ctx.getSystem()).state().getMembers().stream()
-          .filter(m -> m.hasRole(ClusterSettings.nodeRole(send.node())) && m.status() == MemberStatus.up())
-          .map(Member::address).findFirst().orElse(null);
+      Address address = null;
+      for (Member member : Cluster.get(ctx.getSystem()).state().getMembers()) {
+        if (member.hasRole(ClusterSettings.nodeRole(send.node())) && member.status() == MemberStatus.up()) {
+          address = member.address();
+        }
+      }
       if (address == null) {
         send.answer().complete(new Answer(0, new byte[0], Status.Code.UNAVAILABLE.value(), "node " + send.node()
             + " is no member of the cluster that is up"));
