@@ -281,7 +281,8 @@ public final class ShardCalls {
       }
       if (address == null) {
         send.answer().complete(new Answer(0, new byte[0], Status.Code.UNAVAILABLE.value(), "node " + send.node()
-            + " is no member of the cluster that is up"));
+            + " is no member of the cluster that is up (one started with futureq.raft.join joins within seconds: call "
+            + "again once it has)"));
         return Behaviors.same();
       }
       long id = expect(send.answer());

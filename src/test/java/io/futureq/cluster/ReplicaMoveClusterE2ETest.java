@@ -10,6 +10,7 @@ import io.futureq.client.FutureQProducer;
 import io.futureq.client.OutgoingMessage;
 import io.futureq.client.ProducerOptions;
 import io.futureq.storage.OrderedStore;
+import io.futureq.testing.Await;
 import io.futureq.testing.ShardTopics;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,6 +22,9 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.StreamSupport;
+import org.apache.pekko.cluster.MemberStatus;
+import org.apache.pekko.cluster.typed.Cluster;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -64,6 +68,10 @@ class ReplicaMoveClusterE2ETest {
         }
 
         cluster.start(4); // futureq.raft.join on: it waits until a member adds it
+        Cluster seenByOne = Cluster.get(cluster.nodes[0].system());
+        Await.until("node-5 an Up member as node-1 sees it", WAIT, () -> StreamSupport.stream(
+            seenByOne.state().getMembers().spliterator(), false).anyMatch(m -> m.hasRole("futureq-node-node-5")
+            && m.status() == MemberStatus.up()));
         viaOne.addRaftPeer("node-5", cluster.raftAddress(4)).get(240, TimeUnit.SECONDS);
         cluster.awaitAllReady(Duration.ofSeconds(120));
       }
