@@ -153,8 +153,8 @@ record ShardStores(List<OrderedStore> stores, List<BrokerStateMachine> stateMach
       return;
     }
     try (Options options = new Options()) {
-      RocksDB.destroyDB(dir.toString(), options);
-      if (shard != 0) {
+      RocksDB.destroyDB(dir.toString(), options); // removes the directory too when nothing else is left in it
+      if (shard != 0 && Files.isDirectory(dir)) {
         try (Stream<Path> left = Files.walk(dir)) {
           for (Path p : left.sorted(Comparator.reverseOrder()).toList()) {
             Files.delete(p);
