@@ -135,11 +135,12 @@ public final class ReplicaHost implements AutoCloseable {
       }
     }
     markGroupsCreated(settings);
+    prepared.forEach(this::build);
     // One watch of the peers' processes per node, of every held shard's peers: a dead peer's leaderships are all
-    // elected anew.
+    // elected anew. Started once the replicas are built, so its first look finds their peers (a look a second later
+    // came after a quick first election's leader had died, and its death went unseen).
     peers = new PeerLiveness(settings.watchPeerProcesses(), () -> views.values().stream().findFirst().orElse(null),
         this::otherPeers, () -> List.copyOf(elections.values()));
-    prepared.forEach(this::build);
   }
 
   private Prepared prepare(Shard shard) {
