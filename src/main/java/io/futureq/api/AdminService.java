@@ -67,7 +67,7 @@ public final class AdminService implements AdminPowerApi {
   private static final String LIST_SHARD_TOPICS = "admin.listShardTopics";
   private static final String LOG_SHARD_INFO = "admin.logShardInfo";
   /** The role GetClusterInfo gives a log shard this node holds no replica of. */
-  static final String NOT_HELD = "NOT_HELD";
+  public static final String NOT_HELD = "NOT_HELD";
   private final ActorSystem<?> system;
   private final Executor storageExecutor;
   private final TopicRouter router;

@@ -3,6 +3,7 @@ package io.futureq.api;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import com.google.protobuf.Parser;
+import io.futureq.config.ClusterSettings;
 import io.futureq.log.LogShards;
 import io.futureq.log.leader.LogLeader;
 import io.futureq.serialization.CborSerializable;
@@ -19,13 +20,18 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.IntPredicate;
 import org.apache.pekko.actor.Address;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.receptionist.Receptionist;
 import org.apache.pekko.actor.typed.receptionist.ServiceKey;
+import org.apache.pekko.cluster.Member;
+import org.apache.pekko.cluster.MemberStatus;
+import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.grpc.GrpcServiceException;
 
 /**
@@ -45,13 +51,17 @@ public final class ShardCalls {
   public static final String NAME = "shard-calls";
 
   /** What the actor accepts. */
-  public sealed interface Command permits Send, Call, Answered, Listed {}
+  public sealed interface Command permits Send, SendToNode, Call, Answered, Listed, Hold, Release {}
 
   /** From this node: send a call, completing {@code answer}. Local only. */
   private record Send(int shard, String method, byte[] request, CompletableFuture<Answer> answer)
       implements Command {}
 
   /** Run {@code method} on shard {@code shard} with {@code request}'s bytes; answered with an {@link Answer}. */
+  /** A call to node {@code node} itself (its id), wherever it is in the cluster. */
+  private record SendToNode(String node, String method, byte[] request, CompletableFuture<Answer> answer)
+      implements Command {}
+
   public record Call(long id, int shard, String method, byte[] request, ActorRef<Answer> replyTo)
       implements Command, CborSerializable {}
 
@@ -59,6 +69,12 @@ public final class ShardCalls {
   public record Answer(long id, byte[] response, int code, String description) implements CborSerializable {}
 
   private record Answered(Answer answer) implements Command {}
+
+  /** This node holds shard {@code shard} now: it is listed among its holders. */
+  public record Hold(int shard) implements Command {}
+
+  /** This node gives up shard {@code shard}: it is no longer listed among its holders. */
+  public record Release(int shard) implements Command {}
 
   /** A listing of some shard's holders or write leader: one adapter for all (an actor has one per class). */
   private record Listed(Receptionist.Listing listing) implements Command {}
@@ -77,6 +93,7 @@ public final class ShardCalls {
 
   private final LogShards shards;
   private final ShardHolders holders;
+  private final IntPredicate listedAtStart;
   private final Duration timeout;
   private final Map<String, Registered<?>> handlers = new ConcurrentHashMap<>();
   private volatile ActorRef<Command> actor;
@@ -84,11 +101,14 @@ public final class ShardCalls {
   /**
    * @param shards this node's log shards: which it holds
    * @param holders told every shard's holders as they are listed
+   * @param listedAtStart whether this node is listed among a held shard's holders from the start: a voter of its
+   *     group is; a replica that waits to be added is listed once it was ({@link #holds})
    * @param timeout how long a call may take, its hop included
    */
-  public ShardCalls(LogShards shards, ShardHolders holders, Duration timeout) {
+  public ShardCalls(LogShards shards, ShardHolders holders, IntPredicate listedAtStart, Duration timeout) {
     this.shards = shards;
     this.holders = holders;
+    this.listedAtStart = listedAtStart;
     this.timeout = timeout;
   }
 
@@ -126,21 +146,48 @@ public final class ShardCalls {
   }
 
   /**
+   * Runs {@code method} with {@code request} on node {@code node} (its id). Fails with the status the handler failed
+   * with there, UNAVAILABLE when no such member is up, DEADLINE_EXCEEDED after {@code within}.
+   */
+  public <R extends Message> CompletableFuture<R> callNode(String node, String method, Message request,
+      Parser<R> parser, Duration within) {
+    CompletableFuture<Answer> answer = new CompletableFuture<>();
+    actor.tell(new SendToNode(node, method, request.toByteArray(), answer));
+    return answered(answer, parser, "node " + node, within);
+  }
+
+  /** Lists this node among the holders of {@code shard} (it took up a replica), or no longer ({@code held} false). */
+  public void holds(int shard, boolean held) {
+    actor.tell(held ? new Hold(shard) : new Release(shard));
+  }
+
+  /**
    * Runs {@code method} with {@code request} on a node holding shard {@code shard}. Fails with the status the
    * handler failed with there, UNAVAILABLE when no node holding the shard is listed, DEADLINE_EXCEEDED after the
    * timeout.
    */
   public <R extends Message> CompletableFuture<R> call(int shard, String method, Message request, Parser<R> parser) {
+    return call(shard, method, request, parser, timeout);
+  }
+
+  /** As above, waiting up to {@code within} (a step of moving a replica takes longer than a request). */
+  public <R extends Message> CompletableFuture<R> call(int shard, String method, Message request, Parser<R> parser,
+      Duration within) {
     CompletableFuture<Answer> answer = new CompletableFuture<>();
     actor.tell(new Send(shard, method, request.toByteArray(), answer));
-    return answer.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS).thenApply(a -> {
+    return answered(answer, parser, "the node holding log shard " + shard, within);
+  }
+
+  private static <R extends Message> CompletableFuture<R> answered(CompletableFuture<Answer> answer, Parser<R> parser,
+      String from, Duration within) {
+    return answer.orTimeout(within.toMillis(), TimeUnit.MILLISECONDS).thenApply(a -> {
       if (a.code() != 0) {
         throw new GrpcServiceException(Status.fromCodeValue(a.code()).withDescription(a.description()));
       }
       try {
         return parser.parseFrom(a.response());
       } catch (InvalidProtocolBufferException e) {
-        throw new IllegalStateException("a malformed answer from the node holding log shard " + shard, e);
+        throw new IllegalStateException("a malformed answer from " + from, e);
       }
     });
   }
@@ -158,7 +205,9 @@ public final class ShardCalls {
       this.ctx = ctx;
       this.answers = ctx.messageAdapter(Answer.class, Answered::new);
       for (LogShards.Shard shard : shards.held()) {
-        ctx.getSystem().receptionist().tell(Receptionist.register(key(shard.index()), ctx.getSelf()));
+        if (listedAtStart.test(shard.index())) {
+          ctx.getSystem().receptionist().tell(Receptionist.register(key(shard.index()), ctx.getSelf()));
+        }
       }
       ActorRef<Receptionist.Listing> listings = ctx.messageAdapter(Receptionist.Listing.class, Listed::new);
       for (int k = 0; k < shards.count(); k++) {
@@ -170,6 +219,7 @@ public final class ShardCalls {
     Behavior<Command> behavior() {
       return Behaviors.receive(Command.class)
           .onMessage(Send.class, this::send)
+          .onMessage(SendToNode.class, this::sendToNode)
           .onMessage(Call.class, this::run)
           .onMessage(Answered.class, m -> {
             CompletableFuture<Answer> answer = waiting.remove(m.answer().id());
@@ -179,6 +229,14 @@ public final class ShardCalls {
             return Behaviors.same();
           })
           .onMessage(Listed.class, m -> listed(m.listing()))
+          .onMessage(Hold.class, m -> {
+            ctx.getSystem().receptionist().tell(Receptionist.register(key(m.shard()), ctx.getSelf()));
+            return Behaviors.same();
+          })
+          .onMessage(Release.class, m -> {
+            ctx.getSystem().receptionist().tell(Receptionist.deregister(key(m.shard()), ctx.getSelf()));
+            return Behaviors.same();
+          })
           .build();
     }
 
@@ -209,16 +267,41 @@ public final class ShardCalls {
       Address leader = leaders.get(send.shard());
       ActorRef<Command> target = listed.stream().filter(ref -> ref.path().address().equals(leader)).findFirst()
           .orElse(listed.get(ThreadLocalRandom.current().nextInt(listed.size())));
+      long id = expect(send.answer());
+      target.tell(new Call(id, send.shard(), send.method(), send.request(), answers));
+      return Behaviors.same();
+    }
+
+    private Behavior<Command> sendToNode(SendToNode send) {
+      Address address = null;
+      for (Member member : Cluster.get(ctx.getSystem()).state().getMembers()) {
+        if (member.hasRole(ClusterSettings.nodeRole(send.node())) && member.status() == MemberStatus.up()) {
+          address = member.address();
+        }
+      }
+      if (address == null) {
+        send.answer().complete(new Answer(0, new byte[0], Status.Code.UNAVAILABLE.value(), "node " + send.node()
+            + " is no member of the cluster that is up (one started with futureq.raft.join joins within seconds: call "
+            + "again once it has)"));
+        return Behaviors.same();
+      }
+      long id = expect(send.answer());
+      Adapter.toClassic(ctx.getSystem()).actorSelection(address + "/user/" + NAME)
+          .tell(new Call(id, -1, send.method(), send.request(), answers), null); // no sender: it answers replyTo
+      return Behaviors.same();
+    }
+
+    /** Keeps {@code answer} until its call is answered, under the id it returns. */
+    private long expect(CompletableFuture<Answer> answer) {
       long id = nextId++;
-      waiting.put(id, send.answer());
+      waiting.put(id, answer);
       // A caller that gave up (its timeout) no longer needs its entry.
-      send.answer().whenComplete((a, failure) -> {
+      answer.whenComplete((a, failure) -> {
         if (failure != null) {
           ctx.getSelf().tell(new Answered(new Answer(id, new byte[0], Status.Code.CANCELLED.value(), "")));
         }
       });
-      target.tell(new Call(id, send.shard(), send.method(), send.request(), answers));
-      return Behaviors.same();
+      return id;
     }
 
     private Behavior<Command> run(Call call) {

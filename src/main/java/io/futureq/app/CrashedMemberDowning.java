@@ -3,6 +3,7 @@ package io.futureq.app;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigValueFactory;
+import io.futureq.config.ClusterSettings;
 import io.futureq.log.raft.ReplicaHost;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,7 +35,6 @@ import scala.Option;
  */
 final class CrashedMemberDowning {
   private static final Logger LOG = LoggerFactory.getLogger(CrashedMemberDowning.class);
-  private static final String ROLE_PREFIX = "futureq-node-";
 
   private CrashedMemberDowning() {}
 
@@ -42,7 +42,7 @@ final class CrashedMemberDowning {
   static Config roleOverlay(Config config, String nodeId) {
     List<String> roles = new ArrayList<>(config.hasPath("pekko.cluster.roles")
         ? config.getStringList("pekko.cluster.roles") : List.of());
-    roles.add(ROLE_PREFIX + nodeId);
+    roles.add(ClusterSettings.nodeRole(nodeId));
     return ConfigFactory.empty().withValue("pekko.cluster.roles", ConfigValueFactory.fromIterable(roles));
   }
 
@@ -70,7 +70,7 @@ final class CrashedMemberDowning {
       MemberStatus status = member.status();
       boolean running = status == MemberStatus.up() || status == MemberStatus.weaklyUp()
           || status == MemberStatus.joining();
-      if (!member.hasRole(ROLE_PREFIX + nodeId) || !running || member.equals(cluster.selfMember())) {
+      if (!member.hasRole(ClusterSettings.nodeRole(nodeId)) || !running || member.equals(cluster.selfMember())) {
         continue;
       }
       if (!replicas.majorityAlive()) {

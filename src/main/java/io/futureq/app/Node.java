@@ -15,7 +15,6 @@ import io.futureq.console.ConsoleServer;
 import io.futureq.group.PreciseWakeTimer;
 import io.futureq.log.LogShards;
 import io.futureq.log.leader.PersistenceWarmUp;
-import io.futureq.log.raft.RaftEventLog;
 import io.futureq.log.raft.RaftStatus;
 import io.futureq.metrics.LogMetrics;
 import io.futureq.metrics.MetricsServer;
@@ -31,7 +30,6 @@ import io.futureq.topic.TopicEntity;
 import io.futureq.topic.TopicRouter;
 import java.time.Duration;
 import java.time.InstantSource;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -74,12 +72,12 @@ public final class Node implements AutoCloseable {
 
   private final ActorSystem<Guardian.Command> system;
   private final ServerBinding binding;
-  private final List<OrderedStore> stores;
+  private final LogShards shards;
 
-  private Node(ActorSystem<Guardian.Command> system, ServerBinding binding, List<OrderedStore> stores) {
+  private Node(ActorSystem<Guardian.Command> system, ServerBinding binding, LogShards shards) {
     this.system = system;
     this.binding = binding;
-    this.stores = stores;
+    this.shards = shards;
   }
 
   /**
@@ -127,7 +125,7 @@ public final class Node implements AutoCloseable {
       throw new StartupException("cannot start the broker: " + e.getMessage(), e);
     }
     try {
-      return wire(settings, system, opened, metrics);
+      return wire(settings, system, opened, storeWrapper, metrics);
     } catch (RuntimeException e) {
       system.terminate();
       awaitQuietly(system);
@@ -140,8 +138,7 @@ public final class Node implements AutoCloseable {
   }
 
   private static Node wire(BrokerSettings settings, ActorSystem<Guardian.Command> system, ShardStores opened,
-      MetricsServer metrics) {
-    List<OrderedStore> stores = opened.held();
+      UnaryOperator<OrderedStore> storeWrapper, MetricsServer metrics) {
     boolean clustered = settings.cluster().enabled();
     Cluster cluster = Cluster.get(system);
     if (!clustered) {
@@ -151,17 +148,16 @@ public final class Node implements AutoCloseable {
     Duration askTimeout = settings.api().requestTimeout();
     TopicRouter router = new TopicRouter(sharding, settings.cluster().logShards(), askTimeout);
     LocalTopics localTopics = new LocalTopics();
-    ShardedLog log = ShardedLog.start(system, settings, opened, router, localTopics, new LogMetrics(),
+    ShardedLog log = ShardedLog.start(system, settings, opened, storeWrapper, router, localTopics, new LogMetrics(),
         cause -> replicaFailed(system, settings.cluster().nodeId(), cause));
     LogShards shards = log.shards();
-    RaftEventLog raftLog = log.raftFirst();
     if (log.host() != null) {
       CrashedMemberDowning.start(system, log.host());
     }
     if (metrics != null) {
-      Supplier<List<NodeMetrics.RaftView>> raftViews = raftLog == null ? null
+      Supplier<List<NodeMetrics.RaftView>> raftViews = log.host() == null ? null
           : () -> log.raft().stream().map(r -> raftView(r.shard(), r.status())).toList();
-      metrics.sample(NodeMetrics.start(() -> engineStats(stores), raftViews,
+      metrics.sample(NodeMetrics.start(() -> engineStats(heldStores(shards)), raftViews,
           settings.storage().engine() == StorageEngine.MEMORY ? null : settings.storage().dataDir(),
           settings.config().getDuration("kamon.metric.tick-interval"),
           List.of(new GroupBacklogGauges(shards, localTopics, InstantSource.system()))));
@@ -174,22 +170,21 @@ public final class Node implements AutoCloseable {
         system.dispatchers().lookup(DispatcherSelector.fromConfig("futureq-blocking-dispatcher"));
     PreciseWakeTimer wakeTimer = new PreciseWakeTimer();
     system.getWhenTerminated().thenRun(wakeTimer::close);
-    List<TopicContext> contexts = new ArrayList<>();
-    for (LogShards.Shard shard : shards.all()) {
-      contexts.add(!shard.held() ? null : new TopicContext(settings.topic(), settings.group(), shard.store(),
-          shards.bucketMs(), shard.log(), storageExecutor, askTimeout, settings.limits().maxConsumersPerGroup(),
-          wakeTimer, localTopics));
-    }
+    TopicContexts contexts = new TopicContexts(shards, shard -> new TopicContext(settings.topic(), settings.group(),
+        shard.store(), shards.bucketMs(), shard.log(), storageExecutor, askTimeout,
+        settings.limits().maxConsumersPerGroup(), wakeTimer, localTopics));
+    log.follow(contexts);
     // Where not every node holds every shard, a shard's topics run on its holders, followed as they are listed.
     ShardHolders holders = new ShardHolders(cluster.selfMember().address());
-    TopicEntity.init(sharding, system, contexts, opened.placement() == null ? null : holders);
+    TopicEntity.init(sharding, system, contexts.count(), contexts::of, opened.placement() == null ? null : holders);
 
     Readiness readiness = Readiness.get(system);
     readiness.describeStorage(settings.storage().engine().description());
     CallAccess access = CallAccess.of(settings.security().auth()); // reads the token files: a bad one stops start-up
     // Requests about topics of shards this node does not hold go to a node that holds them.
-    ShardCalls calls = new ShardCalls(shards, holders, settings.api().requestTimeout());
+    ShardCalls calls = new ShardCalls(shards, holders, log::voter, settings.api().requestTimeout());
     calls.attach(Guardian.start(system, ShardCalls.NAME, calls.behavior(), Guardian.OnFailure.RESTART));
+    contexts.listIn(calls);
     ProducerService producer = new ProducerService(settings.api(), settings.limits(), shards, router, access, calls);
     // Subscriber sessions live under a parent of their own, not as the guardian's children.
     ActorRef<SpawnProtocol.Command> sessions = Guardian.start(system, "subscribers", SpawnProtocol.create(),
@@ -197,7 +192,8 @@ public final class Node implements AutoCloseable {
     ConsumerService consumer = new ConsumerService(system, sessions, settings.api(), settings.group(),
         settings.topic(), router, access);
     AdminService admin = new AdminService(system, shards, storageExecutor, router, settings.cluster().nodeId(),
-        askTimeout, raftLog == null ? null : new RaftAdmin(log.raft(), opened.placement()),
+        askTimeout, log.host() == null ? null : new RaftAdmin(log.host(), opened.placement(),
+        new ReplicaMover(calls, log, localTopics)),
         settings.storage().engine().configName(), settings.api(), access, calls);
     HealthService health = new HealthService(readiness::isReady);
     ServerBinding binding = await(ApiServer.bind(system, settings.api(), settings.security().tls(), producer, consumer,
@@ -213,7 +209,7 @@ public final class Node implements AutoCloseable {
     if (!clustered) {
       awaitSelfDescribed(system, askTimeout); // a clustered node is described once it has joined
     }
-    registerShutdown(system, binding, settings.api().shutdownGrace(), log, stores, readiness, metrics);
+    registerShutdown(system, binding, settings.api().shutdownGrace(), log, readiness, metrics);
     if (console != null) {
       CoordinatedShutdown.get(system).addTask(CoordinatedShutdown.PhaseServiceUnbind(), "futureq-console-unbind",
           () -> console.terminate(CONSOLE_CLOSE).thenApply(t -> Done.getInstance()));
@@ -224,10 +220,11 @@ public final class Node implements AutoCloseable {
       ClusterBootstrap.get(system).start();
       readiness.require(() -> cluster.selfMember().status() != MemberStatus.up()
           ? "cluster member status " + cluster.selfMember().status() : log.behind());
-      TopicWakeUps.everyIntervalAndOnMemberRemoved(system, settings.topic().wakeInterval(), stores, router);
+      TopicWakeUps.everyIntervalAndOnMemberRemoved(system, settings.topic().wakeInterval(), () -> heldStores(shards),
+          router);
     }
     readiness.set(true);
-    TopicWakeUps.wakeAll(stores, router);
+    TopicWakeUps.wakeAll(heldStores(shards), router);
     LOG.info("FutureQ {} node {} serving gRPC on {}:{}, advertised as {} (data in {}); management on {}:{}; {}",
         NodeMetrics.version(), settings.cluster().nodeId(), settings.api().host(), grpcPort, grpcAddress,
         settings.storage().engine() == StorageEngine.MEMORY ? "memory only, lost on restart"
@@ -235,7 +232,12 @@ public final class Node implements AutoCloseable {
         metrics == null ? "metrics off" : "metrics on " + settings.metrics().host() + ":" + metrics.port()
             + (console == null ? "; console off" : "; console on " + consoleUrl(settings, console)));
     Exposure.log(settings, grpcPort, clustered);
-    return new Node(system, binding, opened.stores());
+    return new Node(system, binding, shards);
+  }
+
+  /** The stores of the shards this node holds now, in shard order. */
+  private static List<OrderedStore> heldStores(LogShards shards) {
+    return shards.held().stream().map(LogShards.Shard::store).toList();
   }
 
   /** The storage engine's figures, summed over the shards' stores. */
@@ -262,7 +264,7 @@ public final class Node implements AutoCloseable {
   }
 
   private static void registerShutdown(ActorSystem<Guardian.Command> system, ServerBinding binding, Duration grace,
-      ShardedLog log, List<OrderedStore> stores, Readiness readiness, MetricsServer metrics) {
+      ShardedLog log, Readiness readiness, MetricsServer metrics) {
     CoordinatedShutdown shutdown = CoordinatedShutdown.get(system);
     if (log.raftFirst() != null) {
       // First of all, so that the write leaders move while this node still serves and relays writes.
@@ -277,6 +279,7 @@ public final class Node implements AutoCloseable {
         () -> binding.terminate(grace).thenApply(t -> Done.getInstance()));
     shutdown.addTask(CoordinatedShutdown.PhaseBeforeActorSystemTerminate(), "futureq-close-storage",
         () -> CompletableFuture.supplyAsync(() -> {
+          List<OrderedStore> stores = heldStores(log.shards());
           log.close();
           stores.forEach(OrderedStore::close);
           if (metrics != null) {
@@ -296,12 +299,12 @@ public final class Node implements AutoCloseable {
 
   /** Log shard 0's store (null if this node does not hold shard 0). */
   public OrderedStore store() {
-    return stores.get(0);
+    return shards.get(0).store();
   }
 
   /** Each log shard's store, by shard; null for a shard this node does not hold. */
   public List<OrderedStore> stores() {
-    return stores;
+    return shards.all().stream().map(LogShards.Shard::store).toList();
   }
 
   /**

@@ -6,16 +6,24 @@ import io.futureq.config.StorageSettings;
 import io.futureq.log.BrokerStateMachine;
 import io.futureq.log.ShardPlacement;
 import io.futureq.log.raft.RaftEventLog;
+import io.futureq.log.raft.ReplicaHost;
 import io.futureq.storage.MemoryStore;
 import io.futureq.storage.OrderedStore;
 import io.futureq.storage.RocksStore;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.UnaryOperator;
+import java.util.stream.Stream;
+import org.rocksdb.Options;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,12 +56,15 @@ record ShardStores(List<OrderedStore> stores, List<BrokerStateMachine> stateMach
     int shards = settings.cluster().logShards();
     ShardPlacement placement = placement(settings);
     Set<Integer> placed = placement == null ? Set.of() : placement.shardsOf(settings.cluster().nodeId());
+    // Once created, a node holds what its Raft storage holds: replicas move between nodes while they run.
+    boolean created = settings.cluster().enabled() && ReplicaHost.groupsCreated(settings.raft());
     List<OrderedStore> stores = new ArrayList<>();
     List<BrokerStateMachine> stateMachines = new ArrayList<>();
     try {
       for (int k = 0; k < shards; k++) {
-        boolean held = placement == null || placed.contains(k)
-            || RaftEventLog.holdsGroup(settings.raft(), k);
+        boolean held = !settings.cluster().enabled()
+            || (created ? RaftEventLog.holdsGroup(settings.raft(), k)
+                : placement == null || placed.contains(k) || RaftEventLog.holdsGroup(settings.raft(), k));
         OrderedStore store = held ? storeWrapper.apply(open(settings.storage(), k)) : null;
         stores.add(store);
         if (store != null && settings.storage().engine() == StorageEngine.ROCKSDB) {
@@ -67,7 +78,7 @@ record ShardStores(List<OrderedStore> stores, List<BrokerStateMachine> stateMach
       throw e;
     }
     if (placement != null) {
-      if (heldShards(stores).isEmpty()) {
+      if (heldShards(stores).isEmpty() && !created) {
         stores.stream().filter(Objects::nonNull).forEach(OrderedStore::close);
         throw new IllegalStateException("node " + settings.cluster().nodeId() + " would hold no log shard: "
             + placement.nodes().size() + " nodes hold " + shards + " shards " + placement.replicationFactor()
@@ -108,6 +119,52 @@ record ShardStores(List<OrderedStore> stores, List<BrokerStateMachine> stateMach
       }
     }
     return out;
+  }
+
+  /**
+   * Opens a new store for log shard {@code shard}, a replica this node takes up while it runs (clustered, RocksDB or
+   * memory): whatever a replica given up before left there is deleted first. Claimed as {@link #open} claims.
+   */
+  static OrderedStore openNew(BrokerSettings settings, int shard, UnaryOperator<OrderedStore> storeWrapper) {
+    delete(settings, shard);
+    OrderedStore store = storeWrapper.apply(open(settings.storage(), shard));
+    if (settings.storage().engine() == StorageEngine.ROCKSDB) {
+      try {
+        LogShardCount.claim(store, shard, dir(settings.storage(), shard), settings.cluster().logShards());
+        DataDirMode.claim(store, dir(settings.storage(), shard), true);
+      } catch (RuntimeException e) {
+        store.close();
+        throw e;
+      }
+    }
+    return store;
+  }
+
+  /**
+   * Deletes log shard {@code shard}'s store (closed), given up by this node. Shard 0's lies in the data directory
+   * itself, beside the other shards' and the Raft storage: RocksDB deletes its own files there, nothing else.
+   */
+  static void delete(BrokerSettings settings, int shard) {
+    if (settings.storage().engine() != StorageEngine.ROCKSDB) {
+      return;
+    }
+    Path dir = dir(settings.storage(), shard);
+    if (!Files.isDirectory(dir)) {
+      return;
+    }
+    try (Options options = new Options()) {
+      RocksDB.destroyDB(dir.toString(), options); // removes the directory too when nothing else is left in it
+      if (shard != 0 && Files.isDirectory(dir)) {
+        try (Stream<Path> left = Files.walk(dir)) {
+          for (Path p : left.sorted(Comparator.reverseOrder()).toList()) {
+            Files.delete(p);
+          }
+        }
+      }
+    } catch (RocksDBException | IOException e) {
+      throw new IllegalStateException("cannot delete the store of log shard " + shard + " in " + dir + ": "
+          + e.getMessage(), e);
+    }
   }
 
   /** Where log shard {@code shard} keeps its store. */

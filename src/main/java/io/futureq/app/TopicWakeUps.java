@@ -5,6 +5,7 @@ import io.futureq.topic.TopicEntity;
 import io.futureq.topic.TopicRouter;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Supplier;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -31,19 +32,19 @@ final class TopicWakeUps {
   }
 
   static void everyIntervalAndOnMemberRemoved(ActorSystem<Guardian.Command> system, Duration interval,
-      List<OrderedStore> stores, TopicRouter router) {
-    system.scheduler().scheduleWithFixedDelay(interval, interval, () -> wakeAll(stores, router),
+      Supplier<List<OrderedStore>> stores, TopicRouter router) {
+    system.scheduler().scheduleWithFixedDelay(interval, interval, () -> wakeAll(stores.get(), router),
         system.executionContext());
     Guardian.start(system, "topic-wake-ups", onMemberRemoved(stores, router), Guardian.OnFailure.RESTART);
   }
 
-  private static Behavior<ClusterEvent.MemberRemoved> onMemberRemoved(List<OrderedStore> stores,
+  private static Behavior<ClusterEvent.MemberRemoved> onMemberRemoved(Supplier<List<OrderedStore>> stores,
       TopicRouter router) {
     return Behaviors.setup(ctx -> {
       Cluster.get(ctx.getSystem()).subscriptions().tell(Subscribe.create(ctx.getSelf(),
           ClusterEvent.MemberRemoved.class));
       return Behaviors.receiveMessage(removed -> {
-        wakeAll(stores, router);
+        wakeAll(stores.get(), router);
         return Behaviors.same();
       });
     });

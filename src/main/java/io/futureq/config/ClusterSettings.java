@@ -23,6 +23,11 @@ public record ClusterSettings(boolean enabled, String nodeId, String remotingHos
   /** Most log shards: each is a Raft group with its own threads and a store with its own RocksDB instance. */
   public static final int MAX_LOG_SHARDS = 16;
 
+  /** The cluster role a member carries with its node id: how a Raft peer or a node named in a call is found. */
+  public static String nodeRole(String nodeId) {
+    return "futureq-node-" + nodeId;
+  }
+
   static ClusterSettings from(SettingsReader r) {
     String p = "futureq.cluster.";
     ClusterSettings s = new ClusterSettings(r.bool(p + "enabled"), r.nonEmpty("futureq.node-id"),

@@ -2,10 +2,12 @@ package io.futureq.log;
 
 import io.futureq.storage.OrderedStore;
 import io.futureq.storage.StorageKeys;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * This node's shards of the event log ({@code futureq.cluster.log-shards}): each is a log of its own (its own Raft
@@ -36,7 +38,8 @@ public final class LogShards {
     }
   }
 
-  private final List<Shard> shards;
+  /** Each shard as this node has it now: a node takes up and gives up replicas while it runs ({@link #replace}). */
+  private final AtomicReferenceArray<Shard> shards;
   private final long bucketMs;
 
   /** @param shards by index, from 0, at least one held */
@@ -58,8 +61,13 @@ public final class LogShards {
         throw new IllegalArgumentException("shard " + shards.get(i).index() + " at position " + i);
       }
     }
-    this.shards = List.copyOf(shards);
+    this.shards = new AtomicReferenceArray<>(shards.toArray(new Shard[0]));
     this.bucketMs = bucketMs;
+  }
+
+  /** From now on, shard {@code shard.index()} is {@code shard}: this node took up or gave up its replica. */
+  public void replace(Shard shard) {
+    shards.set(shard.index(), shard);
   }
 
   /**
@@ -75,7 +83,7 @@ public final class LogShards {
   }
 
   public Shard of(String topic) {
-    return shards.get(indexOf(topic, shards.size()));
+    return shards.get(indexOf(topic, shards.length()));
   }
 
   /** {@code topic}'s shard, which this node must hold: reads of its store are asked of a node holding it. */
@@ -92,17 +100,22 @@ public final class LogShards {
     return shards.get(index);
   }
 
+  /** Every shard as this node has it now, in order. */
   public List<Shard> all() {
-    return shards;
+    List<Shard> out = new ArrayList<>(shards.length());
+    for (int k = 0; k < shards.length(); k++) {
+      out.add(shards.get(k));
+    }
+    return out;
   }
 
   public int count() {
-    return shards.size();
+    return shards.length();
   }
 
-  /** The shards this node holds a replica of, in order. */
+  /** The shards this node holds a replica of now, in order. */
   public List<Shard> held() {
-    return shards.stream().filter(Shard::held).toList();
+    return all().stream().filter(Shard::held).toList();
   }
 
   /** Whether this node holds a replica of {@code topic}'s shard. */

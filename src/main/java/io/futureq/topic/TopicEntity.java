@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.IntFunction;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -141,16 +142,17 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
   }
 
   /**
-   * One entity type per log shard ({@link #entityKey}), each topic's entity with the context of its shard
-   * ({@code contexts} by shard, null for a shard this node does not hold). With {@code holders}, a shard's entities run
-   * only on the nodes that hold it ({@link HolderAllocation}); without, on any node (every node holds every shard).
+   * One entity type per log shard ({@link #entityKey}) of {@code count}, each topic's entity with the context of its
+   * shard as this node has it when the entity starts ({@code contexts}: null while this node holds no replica of the
+   * shard). With {@code holders}, a shard's entities run only on the nodes that hold it ({@link HolderAllocation});
+   * without, on any node (every node holds every shard).
    */
-  public static void init(ClusterSharding sharding, ActorSystem<?> system, List<TopicContext> contexts,
-      ShardHolders holders) {
-    for (int k = 0; k < contexts.size(); k++) {
-      TopicContext context = contexts.get(k);
+  public static void init(ClusterSharding sharding, ActorSystem<?> system, int count,
+      IntFunction<TopicContext> contexts, ShardHolders holders) {
+    for (int k = 0; k < count; k++) {
       int shard = k;
       Entity<Command, ShardingEnvelope<Command>> entity = entity(entityKey(k), topic -> {
+        TopicContext context = contexts.apply(shard);
         if (context == null) {
           throw new IllegalStateException("topic " + topic + " started on a node without its log shard " + shard);
         }

@@ -158,6 +158,11 @@ final class ClusterNodes implements AutoCloseable {
     }
   }
 
+  /** Node {@code i}'s data directory (log shard 0's store; shard n's in its shard-n). */
+  Path dataDir(int i) {
+    return dir.resolve("node-" + (i + 1)).resolve("data");
+  }
+
   /** Node {@code i}'s Raft address, as the others dial it. */
   String raftAddress(int i) {
     return "127.0.0.1:" + (raftProxies[i] == null ? raftPorts[i] : raftProxies[i].port());

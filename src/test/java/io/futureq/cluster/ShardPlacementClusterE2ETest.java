@@ -14,7 +14,6 @@ import io.futureq.client.ConsumerOptions;
 import io.futureq.client.FutureQClient;
 import io.futureq.client.FutureQException;
 import io.futureq.client.FutureQProducer;
-import io.futureq.client.InvalidRequestException;
 import io.futureq.client.OutgoingMessage;
 import io.futureq.client.ProducerOptions;
 import io.futureq.log.ShardPlacement;
@@ -151,11 +150,10 @@ class ShardPlacementClusterE2ETest {
         assertEquals(Status.Code.NOT_FOUND, notFound.code(), notFound.toString());
         assertTrue(notFound.getMessage().contains(unknown), notFound.getMessage());
 
+        // Adding a node that is not running moves nothing: its first step, taking up a replica there, fails.
         ExecutionException refused = assertThrows(ExecutionException.class,
-            () -> viaOne.addRaftPeer("node-6", "127.0.0.1:1").get(30, TimeUnit.SECONDS));
-        InvalidRequestException invalid = (InvalidRequestException) refused.getCause();
-        assertEquals(Status.Code.FAILED_PRECONDITION, invalid.code());
-        assertTrue(invalid.getMessage().contains("futureq.cluster.replication-factor"), invalid.getMessage());
+            () -> viaOne.addRaftPeer("node-6", "127.0.0.1:1").get(60, TimeUnit.SECONDS));
+        assertTrue(refused.getCause().getMessage().contains("node-6"), refused.getCause().getMessage());
       }
 
       // node-1 stops: shard 0, which it led, is led by another of its nodes; every topic is still served through

@@ -24,7 +24,8 @@ import org.apache.pekko.actor.typed.ActorRef;
  * Closing it refuses later appends and leaves the log itself open: its owner closes that.
  */
 public final class LogWriter implements EventLog {
-  private final EventLog log;
+  /** This node's replica: another when the node takes up or gives up the shard's replica ({@link #replica}). */
+  private volatile EventLog log;
   private final ActorRef<WriteRouter.Command> router;
   private final WriteQueueLimit limit;
   private final long maxCommandBytes;
@@ -43,6 +44,11 @@ public final class LogWriter implements EventLog {
     this.limit = limit;
     this.maxCommandBytes = maxCommandBytes;
     this.timeout = timeout;
+  }
+
+  /** Reads and waits go to {@code replica} from now on: the node took up or gave up its replica of the shard. */
+  public void replica(EventLog replica) {
+    this.log = replica;
   }
 
   @Override

@@ -8,6 +8,7 @@ import io.futureq.storage.OrderedStore;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -77,8 +78,9 @@ public final class ReplicaHost implements AutoCloseable {
   }
 
   /**
-   * Starts the server with a replica of each of {@code shards} (at least one), adding the groups its storage does
-   * not hold yet, and returns once it runs. If any step fails, the server is closed again: a failed start leaves no
+   * Starts the server with a replica of each of {@code shards} (none on a node that joins a cluster where not every
+   * node holds every shard: it takes up replicas when told), adding the groups its storage does not hold yet, and
+   * returns once it runs. If any step fails, the server is closed again: a failed start leaves no
    * server running.
    *
    * @param count how many log shards there are
@@ -120,7 +122,8 @@ public final class ReplicaHost implements AutoCloseable {
             + count + " (futureq.cluster.log-shards) this node holds");
       }
       return machine;
-    }, RaftServerFactory.initialGroup(settings, prepared.get(0).spread()));
+    }, prepared.isEmpty() ? RaftGroup.emptyGroup()
+        : RaftServerFactory.initialGroup(settings, prepared.get(0).spread()));
     prepared.forEach(p -> p.submit().attach(server));
     server.start();
     Set<RaftGroupId> held = new HashSet<>();
@@ -131,6 +134,7 @@ public final class ReplicaHost implements AutoCloseable {
         addGroup(p, RaftServerFactory.initialGroup(settings, p.spread()));
       }
     }
+    markGroupsCreated(settings);
     prepared.forEach(this::build);
     // One watch of the peers' processes per node, of every held shard's peers: a dead peer's leaderships are all
     // elected anew. Started once the replicas are built, so its first look finds their peers (a look a second later
@@ -178,6 +182,26 @@ public final class ReplicaHost implements AutoCloseable {
         RaftServerFactory.parameters(settings.tls())));
     logs.put(k, log);
     return log;
+  }
+
+  /** Where the storage says that this node's groups were created (its first start ended with them). */
+  private static Path createdMark(RaftSettings settings) {
+    return settings.storageDir().resolve("futureq-groups-created");
+  }
+
+  /**
+   * Whether this node's groups were created: from then on it holds the replicas its Raft storage holds and no other
+   * (one moved away is not made anew from the configured placement at the next start).
+   */
+  public static boolean groupsCreated(RaftSettings settings) {
+    return Files.exists(createdMark(settings));
+  }
+
+  private static void markGroupsCreated(RaftSettings settings) throws IOException {
+    if (!groupsCreated(settings)) {
+      Files.writeString(createdMark(settings), "the Raft groups this node was created with exist; a group of another "
+          + "log shard is taken up while it runs\n");
+    }
   }
 
   /** The log of each shard this node holds a replica of, in shard order. */

@@ -1,0 +1,125 @@
+package io.futureq.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.futureq.client.ConsumerOptions;
+import io.futureq.client.FutureQClient;
+import io.futureq.client.FutureQProducer;
+import io.futureq.client.OutgoingMessage;
+import io.futureq.client.ProducerOptions;
+import io.futureq.storage.OrderedStore;
+import io.futureq.testing.Await;
+import io.futureq.testing.ShardTopics;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.StreamSupport;
+import org.apache.pekko.cluster.MemberStatus;
+import org.apache.pekko.cluster.typed.Cluster;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Four nodes, four log shards, replication factor 3 (each node holds three shards), then a fifth node is added
+ * through the admin API: replicas move to it while the cluster runs, until no node holds two more than another. What
+ * was published before is there afterwards, on the new node's replicas too; every shard still lives on three nodes;
+ * the nodes that gave a replica up keep no store of it; and every topic is served through the new node.
+ */
+@Timeout(value = 300, unit = TimeUnit.SECONDS)
+class ReplicaMoveClusterE2ETest {
+  private static final int SHARDS = 4;
+  private static final int FACTOR = 3;
+  private static final Duration WAIT = Duration.ofSeconds(60);
+
+  @TempDir
+  Path dir;
+
+  private static String topicIn(int shard) {
+    return ShardTopics.in(shard, SHARDS, "moved-");
+  }
+
+  private static FutureQClient only(ClusterNodes cluster, int i) {
+    return FutureQClient.builder().target(cluster.target(i)).discoveryInterval(Duration.ZERO).build();
+  }
+
+  @Test
+  void aNodeAddedTakesItsShareOfReplicasWithTheirMessagesAndEveryShardStaysOnThreeNodes() throws Exception {
+    try (ClusterNodes cluster = new ClusterNodes(dir, 5, 4, Map.of("futureq.cluster.log-shards", SHARDS,
+        "futureq.cluster.replication-factor", FACTOR), false)) {
+      cluster.startAll();
+      cluster.awaitAllReady(Duration.ofSeconds(120));
+      try (FutureQClient viaOne = only(cluster, 0)) {
+        FutureQProducer producer = viaOne.producer(ProducerOptions.defaults().withLinger(Duration.ofMillis(1)));
+        for (int shard = 0; shard < SHARDS; shard++) {
+          for (int k = 0; k < 10; k++) {
+            producer.send(OutgoingMessage.to(topicIn(shard)).payload("before-" + k).key("before-" + k)
+                .delay(Duration.ofHours(1)).build()).get(30, TimeUnit.SECONDS);
+          }
+        }
+
+        cluster.start(4); // futureq.raft.join on: it waits until a member adds it
+        Cluster seenByOne = Cluster.get(cluster.nodes[0].system());
+        Await.until("node-5 an Up member as node-1 sees it", WAIT, () -> StreamSupport.stream(
+            seenByOne.state().getMembers().spliterator(), false).anyMatch(m -> m.hasRole("futureq-node-node-5")
+            && m.status() == MemberStatus.up()));
+        viaOne.addRaftPeer("node-5", cluster.raftAddress(4)).get(240, TimeUnit.SECONDS);
+        cluster.awaitAllReady(Duration.ofSeconds(120));
+      }
+
+      // 12 replicas over 5 nodes: three nodes hold 2, two hold 3, and node-5 took 2 of them.
+      List<Integer> held = new ArrayList<>();
+      for (int i = 0; i < 5; i++) {
+        held.add((int) cluster.nodes[i].stores().stream().filter(s -> s != null).count());
+      }
+      assertEquals(12, held.stream().mapToInt(Integer::intValue).sum(), "replicas by node " + held);
+      assertEquals(2, held.get(4), "replicas by node " + held);
+      assertTrue(held.stream().allMatch(n -> n == 2 || n == 3), "replicas by node " + held);
+      for (int shard = 0; shard < SHARDS; shard++) {
+        int holders = 0;
+        for (int i = 0; i < 5; i++) {
+          OrderedStore store = cluster.nodes[i].stores().get(shard);
+          Path shardDir = cluster.dataDir(i).resolve("shard-" + shard);
+          if (store != null) {
+            holders++;
+          } else if (shard > 0) {
+            assertFalse(Files.exists(shardDir), "node-" + (i + 1) + " gave up shard " + shard + ", kept " + shardDir);
+          }
+        }
+        assertEquals(FACTOR, holders, "nodes holding shard " + shard);
+      }
+
+      try (FutureQClient viaFive = only(cluster, 4)) {
+        for (int shard = 0; shard < SHARDS; shard++) {
+          assertEquals(10, viaFive.topicStats(topicIn(shard)).get(30, TimeUnit.SECONDS).getPending(),
+              "pending of shard " + shard + "'s topic through node-5");
+        }
+        Set<String> received = ConcurrentHashMap.newKeySet();
+        Set<String> sent = new TreeSet<>();
+        for (int shard = 0; shard < SHARDS; shard++) {
+          viaFive.subscribe(topicIn(shard), "after-move", m -> received.add(new String(m.payload())),
+              ConsumerOptions.defaults());
+        }
+        FutureQProducer producer = viaFive.producer(ProducerOptions.defaults().withLinger(Duration.ofMillis(1)));
+        for (int shard = 0; shard < SHARDS; shard++) {
+          for (int k = 0; k < 5; k++) {
+            String id = "after-" + shard + "-" + k;
+            producer.send(OutgoingMessage.to(topicIn(shard)).payload(id).key(id).delay(Duration.ofMillis(200))
+                .build()).get(30, TimeUnit.SECONDS);
+            sent.add(id);
+          }
+        }
+        ClusterTopics.awaitReceived(received, sent, WAIT, "published and received through node-5");
+      }
+    }
+  }
+}
