@@ -8,8 +8,11 @@ import picocli.CommandLine.Option;
 
 /** {@code futureq cluster join}: adds a running node to the Raft group. */
 @Command(name = "join", mixinStandardHelpOptions = true,
-    description = "Add a node to the Raft group: it first catches up as a non-voting listener, then votes. "
-        + "Start the node first, with the current members and itself in futureq.raft.peers.")
+    description = "Add a node to the Raft group of every log shard: it first catches up as a non-voting listener, "
+        + "then votes. Where each shard lives on fewer nodes than the cluster has (futureq.cluster.replication-factor)"
+        + ", replicas move to the node instead, until no node holds two more than another. Start the node first, "
+        + "with futureq.raft.join on and the current members and itself in futureq.raft.peers; waits until every "
+        + "replica has moved.")
 final class ClusterJoinCommand extends BrokerCommand {
   @Option(names = "--node-id", required = true, description = "The new node's futureq.node-id.")
   String nodeId;
@@ -28,7 +31,7 @@ final class ClusterJoinCommand extends BrokerCommand {
 
   @Override
   int run(FutureQClient client) throws InterruptedException {
-    RaftInfo raft = server.await(client.addRaftPeer(nodeId, raftAddress));
+    RaftInfo raft = server.await(client.addRaftPeer(nodeId, raftAddress), FutureQClient.MEMBERSHIP_TIMEOUT);
     out().println("joined " + nodeId + "; voters: " + String.join(", ", raft.getPeersMap().keySet()));
     return 0;
   }

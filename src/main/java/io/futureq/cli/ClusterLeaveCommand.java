@@ -7,14 +7,16 @@ import picocli.CommandLine.Option;
 
 /** {@code futureq cluster leave}: removes a node from the Raft group. */
 @Command(name = "leave", mixinStandardHelpOptions = true,
-    description = "Remove a node from the Raft group (stop it afterwards).")
+    description = "Remove a node from the Raft group of every log shard (stop it afterwards). Where each shard lives "
+        + "on fewer nodes than the cluster has, the node's replicas move to the other nodes first; waits until they "
+        + "have.")
 final class ClusterLeaveCommand extends BrokerCommand {
   @Option(names = "--node-id", required = true, description = "The node's futureq.node-id.")
   String nodeId;
 
   @Override
   int run(FutureQClient client) throws InterruptedException {
-    RaftInfo raft = server.await(client.removeRaftPeer(nodeId));
+    RaftInfo raft = server.await(client.removeRaftPeer(nodeId), FutureQClient.MEMBERSHIP_TIMEOUT);
     out().println("removed " + nodeId + "; voters: " + String.join(", ", raft.getPeersMap().keySet()));
     return 0;
   }

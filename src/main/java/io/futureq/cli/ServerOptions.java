@@ -41,11 +41,16 @@ final class ServerOptions {
 
   /** Waits for {@code answer} up to the timeout; every failure comes out as a {@link FutureQException}. */
   <T> T await(CompletableFuture<T> answer) throws InterruptedException {
+    return await(answer, timeout);
+  }
+
+  /** As above, up to {@code within} (a membership change may move replicas for minutes). */
+  <T> T await(CompletableFuture<T> answer, Duration within) throws InterruptedException {
     try {
-      return answer.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      return answer.get(within.toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
       throw FutureQException.of(Status.Code.DEADLINE_EXCEEDED, "no answer from " + address + " within "
-          + DurationConverter.format(timeout));
+          + DurationConverter.format(within));
     } catch (ExecutionException e) {
       if (e.getCause() instanceof FutureQException f) {
         throw f;

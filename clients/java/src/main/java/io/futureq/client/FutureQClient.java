@@ -59,6 +59,9 @@ import java.util.function.Supplier;
  */
 public final class FutureQClient implements AutoCloseable {
   private final Brokers brokers;
+  /** How long a membership change may take: moving a replica installs a snapshot of its whole shard. */
+  public static final Duration MEMBERSHIP_TIMEOUT = Duration.ofMinutes(30);
+
   private final Duration requestTimeout;
   private final Set<AutoCloseable> handles = new LinkedHashSet<>();
   private final ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, r -> {
@@ -202,31 +205,40 @@ public final class FutureQClient implements AutoCloseable {
     return unary(Rpc.CANCEL, CancelRequest.newBuilder().setTopic(topic).setMessageId(messageId).build());
   }
 
-  /** Clustered mode: adds a node to the Raft group (a listener first, then a voter). */
+  /**
+   * Clustered mode: adds a node to the Raft group of every log shard (a listener first, then a voter), or, where
+   * each shard lives on fewer nodes than the cluster has, moves replicas to it. Waits up to
+   * {@link #MEMBERSHIP_TIMEOUT}, not the request timeout: each replica moved installs a snapshot of its shard.
+   */
   public CompletableFuture<RaftInfo> addRaftPeer(String nodeId, String raftAddress) {
     return unary(Rpc.ADD_RAFT_PEER, AddRaftPeerRequest.newBuilder().setNodeId(nodeId).setRaftAddress(raftAddress)
-        .build());
+        .build(), MEMBERSHIP_TIMEOUT);
   }
 
-  /** Clustered mode: removes a node from the Raft group. */
+  /** Clustered mode: removes a node from the Raft group (its replicas moved first, as above); as long a wait. */
   public CompletableFuture<RaftInfo> removeRaftPeer(String nodeId) {
-    return unary(Rpc.REMOVE_RAFT_PEER, RemoveRaftPeerRequest.newBuilder().setNodeId(nodeId).build());
+    return unary(Rpc.REMOVE_RAFT_PEER, RemoveRaftPeerRequest.newBuilder().setNodeId(nodeId).build(),
+        MEMBERSHIP_TIMEOUT);
   }
 
   /** A unary call on a given target; UNAVAILABLE moves it on to the next known broker, once per broker. */
   private <Q, R> CompletableFuture<R> unary(MethodDescriptor<Q, R> method, Q request) {
-    return unary(brokers.seedChannel(), method, request, brokers.known().size());
+    return unary(method, request, requestTimeout);
+  }
+
+  private <Q, R> CompletableFuture<R> unary(MethodDescriptor<Q, R> method, Q request, Duration timeout) {
+    return unary(brokers.seedChannel(), method, request, timeout, brokers.known().size());
   }
 
   private <Q, R> CompletableFuture<R> unary(ManagedChannel channel, MethodDescriptor<Q, R> method, Q request,
-      int triesLeft) {
-    return Rpc.unary(channel, method, request, requestTimeout).handle((response, failure) -> {
+      Duration timeout, int triesLeft) {
+    return Rpc.unary(channel, method, request, timeout).handle((response, failure) -> {
       if (failure == null) {
         return CompletableFuture.completedFuture(response);
       }
       FutureQException error = FutureQException.from(failure);
       if (error.code() == Status.Code.UNAVAILABLE && triesLeft > 1) {
-        return unary(brokers.nextChannel(), method, request, triesLeft - 1);
+        return unary(brokers.nextChannel(), method, request, timeout, triesLeft - 1);
       }
       return CompletableFuture.<R>failedFuture(error);
     }).thenCompose(f -> f);
