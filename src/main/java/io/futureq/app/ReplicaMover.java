@@ -17,8 +17,6 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -57,11 +55,6 @@ final class ReplicaMover {
   ReplicaMover(ShardCalls calls, ShardedLog log, LocalTopics localTopics) {
     this.calls = calls;
     this.shards = log.shards().count();
-    ScheduledExecutorService drainChecks = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread thread = new Thread(r, "futureq-replica-drain");
-      thread.setDaemon(true);
-      return thread;
-    });
     calls.register(TAKE_UP, ReplicaStep.parser(), (any, step) -> CompletableFuture.supplyAsync(() -> {
       try {
         // A joining node prepared every shard: a replica waiting to be added is as good as one taken up now.
@@ -74,7 +67,7 @@ final class ReplicaMover {
       }
     }));
     calls.register(GIVE_UP, ReplicaStep.parser(), (any, step) -> log.giveUp(step.getShard(),
-        drained(localTopics, step.getShard(), drainChecks)).thenApply(v -> ReplicaGroup.getDefaultInstance()));
+        drained(localTopics, step.getShard())).thenApply(v -> ReplicaGroup.getDefaultInstance()));
     calls.register(SERVE, ReplicaStep.parser(), (any, step) -> {
       calls.holds(step.getShard(), true);
       return CompletableFuture.completedFuture(ReplicaGroup.getDefaultInstance());
@@ -83,7 +76,7 @@ final class ReplicaMover {
       List<CompletableFuture<Void>> dropped = new ArrayList<>();
       for (RaftEventLog replica : log.raft()) {
         if (!replica.status().peers().containsKey(replica.status().nodeId())) {
-          dropped.add(log.giveUp(replica.shard(), CompletableFuture.completedFuture(null)));
+          dropped.add(log.giveUp(replica.shard(), drained(localTopics, replica.shard())));
         }
       }
       return CompletableFuture.allOf(dropped.toArray(CompletableFuture[]::new))
@@ -103,7 +96,7 @@ final class ReplicaMover {
   }
 
   /** Completes once no topic of {@code shard} is hosted here, or fails after {@link #DRAIN_TIMEOUT}. */
-  private CompletableFuture<Void> drained(LocalTopics topics, int shard, ScheduledExecutorService checks) {
+  private CompletableFuture<Void> drained(LocalTopics topics, int shard) {
     CompletableFuture<Void> drained = new CompletableFuture<>();
     long deadline = System.nanoTime() + DRAIN_TIMEOUT.toNanos();
     Runnable check = new Runnable() {
@@ -114,13 +107,14 @@ final class ReplicaMover {
           drained.complete(null);
         } else if (System.nanoTime() > deadline) {
           drained.completeExceptionally(new IllegalStateException("topics " + left + " of log shard " + shard
-              + " still run here after " + DRAIN_TIMEOUT.toSeconds() + " s: the replica is kept"));
+              + " still run here after " + DRAIN_TIMEOUT.toSeconds() + " s: this node keeps its store of the shard, "
+              + "outside the group; ask for the change again"));
         } else {
-          checks.schedule(this, 200, TimeUnit.MILLISECONDS);
+          CompletableFuture.runAsync(this, CompletableFuture.delayedExecutor(200, TimeUnit.MILLISECONDS));
         }
       }
     };
-    checks.execute(check);
+    CompletableFuture.runAsync(check);
     return drained;
   }
 
