@@ -266,7 +266,7 @@ public final class Node implements AutoCloseable {
   private static void registerShutdown(ActorSystem<Guardian.Command> system, ServerBinding binding, Duration grace,
       ShardedLog log, Readiness readiness, MetricsServer metrics) {
     CoordinatedShutdown shutdown = CoordinatedShutdown.get(system);
-    if (log.raftFirst() != null) {
+    if (log.host() != null) {
       // First of all, so that the write leaders move while this node still serves and relays writes.
       shutdown.addTask(CoordinatedShutdown.PhaseBeforeServiceUnbind(), "futureq-hand-over-raft-leadership",
           () -> log.handOverLeadership().thenApply(v -> Done.getInstance()));

@@ -245,12 +245,6 @@ final class ShardedLog {
     return host == null ? List.of() : host.logs();
   }
 
-  /** The Raft log of this node's first held shard (its status stands for the node's), or null standalone. */
-  RaftEventLog raftFirst() {
-    List<RaftEventLog> logs = raft();
-    return logs.isEmpty() ? null : logs.get(0);
-  }
-
   /** Why some shard's replica has not caught up since start (the first such), or null when all have. */
   String behind() {
     List<RaftEventLog> logs = raft();
