@@ -328,7 +328,6 @@ public final class AdminService implements AdminPowerApi {
   private CompletionStage<RaftInfo> addRaftPeer(AddRaftPeerRequest in) {
     try {
       requireCluster();
-      requireChangeable();
       RequestValidator.name("node_id", in.getNodeId());
       if (!in.getRaftAddress().matches("[^:\\s]+:\\d{1,5}")) {
         throw InvalidRequest.invalid("raft_address: must be HOST:PORT, got '" + in.getRaftAddress() + "'");
@@ -347,33 +346,11 @@ public final class AdminService implements AdminPowerApi {
   private CompletionStage<RaftInfo> removeRaftPeer(RemoveRaftPeerRequest in) {
     try {
       requireCluster();
-      requireChangeable();
       RequestValidator.name("node_id", in.getNodeId());
-      requireMember(in.getNodeId());
     } catch (InvalidRequest e) {
       return GrpcErrors.translate(CompletableFuture.failedFuture(e));
     }
     return GrpcErrors.translate(raft.remove(in.getNodeId()).thenApply(v -> raft.status()));
-  }
-
-  private void requireChangeable() {
-    String refused = raft.changesRefused();
-    if (refused != null) {
-      throw new InvalidRequest(Status.Code.FAILED_PRECONDITION, refused);
-    }
-  }
-
-  /**
-   * Removing a node that is not in the group would change nothing: say so, since the usual cause is a mistyped
-   * node id and the node the user meant is still a voter. A retried removal whose first answer was lost gets
-   * this too.
-   */
-  private void requireMember(String nodeId) {
-    RaftInfo status = raft.status();
-    if (!status.getPeersMap().containsKey(nodeId) && !status.getListenersMap().containsKey(nodeId)) {
-      throw new InvalidRequest(Status.Code.NOT_FOUND, "node_id: " + nodeId + " is not a member of the Raft "
-          + "group (voters: " + String.join(", ", new TreeSet<>(status.getPeersMap().keySet())) + ")");
-    }
   }
 
   private void requireCluster() {

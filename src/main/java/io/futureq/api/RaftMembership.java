@@ -15,14 +15,6 @@ public interface RaftMembership {
   /** Adds a node: first as a non-voting listener until it has caught up, then as a voter. */
   CompletionStage<Void> add(String nodeId, String raftAddress);
 
+  /** Removes a node; fails NOT_FOUND, naming the members, when it is in no log shard's group. */
   CompletionStage<Void> remove(String nodeId);
-
-  /**
-   * Why membership cannot change through {@link #add} and {@link #remove} (they change every log shard's group), or
-   * null when it can: with fewer replicas of each shard than nodes, a node would have to join some shards' groups
-   * and leave others', which is not built yet.
-   */
-  default String changesRefused() {
-    return null;
-  }
 }

@@ -192,7 +192,7 @@ public final class Node implements AutoCloseable {
     ConsumerService consumer = new ConsumerService(system, sessions, settings.api(), settings.group(),
         settings.topic(), router, access);
     AdminService admin = new AdminService(system, shards, storageExecutor, router, settings.cluster().nodeId(),
-        askTimeout, log.host() == null ? null : new RaftAdmin(log.host(), opened.placement(),
+        askTimeout, log.host() == null ? null : new RaftAdmin(log.host(),
         new ReplicaMover(calls, log, localTopics)),
         settings.storage().engine().configName(), settings.api(), access, calls);
     HealthService health = new HealthService(readiness::isReady);

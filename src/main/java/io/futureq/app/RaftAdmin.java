@@ -4,17 +4,18 @@ import io.futureq.api.AdminService;
 import io.futureq.api.RaftMembership;
 import io.futureq.api.grpc.LogShardInfo;
 import io.futureq.api.grpc.RaftInfo;
-import io.futureq.log.ShardPlacement;
 import io.futureq.log.proto.ReplicaGroup;
 import io.futureq.log.raft.RaftEventLog;
 import io.futureq.log.raft.RaftStatus;
 import io.futureq.log.raft.ReplicaHost;
+import io.grpc.Status;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import org.apache.pekko.grpc.GrpcServiceException;
 
 /**
  * Presents the Raft event log's membership to the admin API. When every node holds every shard, every log shard's
@@ -24,17 +25,14 @@ import java.util.concurrent.CompletionStage;
  */
 final class RaftAdmin implements RaftMembership {
   private final ReplicaHost host;
-  private final ShardPlacement placement;
   private final ReplicaMover mover;
 
   /**
    * @param host the replicas of the shards this node holds
-   * @param placement the shards' placement when not every node holds every shard, else null
-   * @param mover what moves replicas when a node is added or removed in that layout
+   * @param mover what reads every shard's group, and moves replicas when not every node holds every shard
    */
-  RaftAdmin(ReplicaHost host, ShardPlacement placement, ReplicaMover mover) {
+  RaftAdmin(ReplicaHost host, ReplicaMover mover) {
     this.host = host;
-    this.placement = placement;
     this.mover = mover;
   }
 
@@ -65,38 +63,52 @@ final class RaftAdmin implements RaftMembership {
   /**
    * Where every node holds every shard, {@code nodeId} (started with {@code futureq.raft.join}) is added to every
    * shard's group; where not, replicas move to it until no node holds two more than another ({@link ReplicaMover}).
+   * Which it is is read from the groups as they are, not from this node's configuration (a node that joined has no
+   * placement of its own).
    */
   @Override
   public CompletionStage<Void> add(String nodeId, String raftAddress) {
-    if (placement != null) {
-      return mover.groups().thenCompose(groups -> {
-        Set<String> nodes = members(groups);
+    return mover.groups().thenCompose(groups -> {
+      Set<String> nodes = members(groups);
+      if (placed(groups, nodes)) {
         nodes.add(nodeId);
         return mover.resize(nodes, Map.of(nodeId, raftAddress));
-      });
-    }
-    CompletableFuture<Void> all = CompletableFuture.completedFuture(null);
-    for (RaftEventLog shard : host.logs()) {
-      all = all.thenCompose(done -> shard.addPeer(nodeId, raftAddress));
-    }
-    return all;
+      }
+      CompletableFuture<Void> all = CompletableFuture.completedFuture(null);
+      for (RaftEventLog shard : host.logs()) {
+        all = all.thenCompose(done -> shard.addPeer(nodeId, raftAddress));
+      }
+      return all;
+    });
   }
 
-  /** Where not every node holds every shard, the replicas of {@code nodeId} first move to the other nodes. */
+  /**
+   * Removes {@code nodeId} from every shard's group, or, where not every node holds every shard, moves its replicas to
+   * the other nodes first. A node in no group is refused (NOT_FOUND): the usual cause is a mistyped id, and the node
+   * meant is still a member; a retried removal whose first answer was lost gets it too.
+   */
   @Override
   public CompletionStage<Void> remove(String nodeId) {
-    if (placement != null) {
-      return mover.groups().thenCompose(groups -> {
-        Set<String> nodes = members(groups);
-        nodes.remove(nodeId);
+    return mover.groups().thenCompose(groups -> {
+      Set<String> nodes = members(groups);
+      if (!nodes.remove(nodeId)) {
+        throw new GrpcServiceException(Status.NOT_FOUND.withDescription("node_id: " + nodeId + " is not a member of "
+            + "the Raft group (voters: " + String.join(", ", members(groups)) + ")"));
+      }
+      if (placed(groups, members(groups))) {
         return mover.resize(nodes, Map.of());
-      });
-    }
-    CompletableFuture<Void> all = CompletableFuture.completedFuture(null);
-    for (RaftEventLog shard : host.logs()) {
-      all = all.thenCompose(done -> shard.removePeer(nodeId));
-    }
-    return all;
+      }
+      CompletableFuture<Void> all = CompletableFuture.completedFuture(null);
+      for (RaftEventLog shard : host.logs()) {
+        all = all.thenCompose(done -> shard.removePeer(nodeId));
+      }
+      return all;
+    });
+  }
+
+  /** Whether some shard's group leaves out some member of the cluster: replicas are placed, not everywhere. */
+  private static boolean placed(Map<Integer, ReplicaGroup> groups, Set<String> members) {
+    return groups.values().stream().anyMatch(group -> group.getVotersCount() < members.size());
   }
 
   private static Set<String> members(Map<Integer, ReplicaGroup> groups) {

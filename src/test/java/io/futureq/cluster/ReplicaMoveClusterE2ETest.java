@@ -9,7 +9,6 @@ import io.futureq.client.FutureQClient;
 import io.futureq.client.FutureQProducer;
 import io.futureq.client.OutgoingMessage;
 import io.futureq.client.ProducerOptions;
-import io.futureq.storage.OrderedStore;
 import io.futureq.testing.Await;
 import io.futureq.testing.ShardTopics;
 import java.nio.file.Files;
@@ -33,7 +32,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Four nodes, four log shards, replication factor 3 (each node holds three shards), then a fifth node is added
  * through the admin API: replicas move to it while the cluster runs, until no node holds two more than another. What
  * was published before is there afterwards, on the new node's replicas too; every shard still lives on three nodes;
- * the nodes that gave a replica up keep no store of it; and every topic is served through the new node.
+ * the nodes that gave a replica up keep no store of it; and every topic is served through the new node. Then node-1
+ * is removed: its replicas move to the other four first, and it can stop with nothing lost.
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class ReplicaMoveClusterE2ETest {
@@ -84,19 +84,7 @@ class ReplicaMoveClusterE2ETest {
       assertEquals(12, held.stream().mapToInt(Integer::intValue).sum(), "replicas by node " + held);
       assertEquals(2, held.get(4), "replicas by node " + held);
       assertTrue(held.stream().allMatch(n -> n == 2 || n == 3), "replicas by node " + held);
-      for (int shard = 0; shard < SHARDS; shard++) {
-        int holders = 0;
-        for (int i = 0; i < 5; i++) {
-          OrderedStore store = cluster.nodes[i].stores().get(shard);
-          Path shardDir = cluster.dataDir(i).resolve("shard-" + shard);
-          if (store != null) {
-            holders++;
-          } else if (shard > 0) {
-            assertFalse(Files.exists(shardDir), "node-" + (i + 1) + " gave up shard " + shard + ", kept " + shardDir);
-          }
-        }
-        assertEquals(FACTOR, holders, "nodes holding shard " + shard);
-      }
+      assertEachShardOnThreeNodes(cluster, 5);
 
       try (FutureQClient viaFive = only(cluster, 4)) {
         for (int shard = 0; shard < SHARDS; shard++) {
@@ -119,7 +107,49 @@ class ReplicaMoveClusterE2ETest {
           }
         }
         ClusterTopics.awaitReceived(received, sent, WAIT, "published and received through node-5");
+
+        // node-1 leaves: its replicas move to the other four first, then it holds none and can stop.
+        viaFive.removeRaftPeer("node-1").get(240, TimeUnit.SECONDS);
+        assertTrue(cluster.nodes[0].stores().stream().allMatch(store -> store == null),
+            "node-1 still holds " + cluster.nodes[0].stores());
+        assertEachShardOnThreeNodes(cluster, 5);
+        cluster.stop(0);
+        for (int shard = 0; shard < SHARDS; shard++) {
+          assertEquals(10, viaFive.topicStats(topicIn(shard)).get(30, TimeUnit.SECONDS).getPending(),
+              "pending of shard " + shard + "'s topic after node-1 left");
+        }
       }
     }
+  }
+
+  /**
+   * Every shard held by exactly three of the first {@code nodes} running nodes, no node more than one replica ahead
+   * of another, and no node keeping the store directory of a shard it gave up.
+   */
+  private static void assertEachShardOnThreeNodes(ClusterNodes cluster, int nodes) {
+    List<Integer> held = new ArrayList<>();
+    for (int shard = 0; shard < SHARDS; shard++) {
+      int holders = 0;
+      for (int i = 0; i < nodes; i++) {
+        if (cluster.nodes[i] == null) {
+          continue;
+        }
+        Path shardDir = cluster.dataDir(i).resolve("shard-" + shard);
+        if (cluster.nodes[i].stores().get(shard) != null) {
+          holders++;
+        } else if (shard > 0) {
+          assertFalse(Files.exists(shardDir), "node-" + (i + 1) + " gave up shard " + shard + ", kept " + shardDir);
+        }
+      }
+      assertEquals(FACTOR, holders, "nodes holding shard " + shard);
+    }
+    for (int i = 0; i < nodes; i++) {
+      if (cluster.nodes[i] != null) {
+        held.add((int) cluster.nodes[i].stores().stream().filter(s -> s != null).count());
+      }
+    }
+    int most = held.stream().mapToInt(Integer::intValue).max().orElse(0);
+    int least = held.stream().filter(n -> n > 0).mapToInt(Integer::intValue).min().orElse(0);
+    assertTrue(most - least <= 1, "replicas by node " + held);
   }
 }
