@@ -72,7 +72,7 @@ final class RaftAdmin implements RaftMembership {
       Set<String> nodes = members(groups);
       if (placed(groups, nodes)) {
         nodes.add(nodeId);
-        return mover.resize(nodes, Map.of(nodeId, raftAddress));
+        return mover.resize(groups, nodes, Map.of(nodeId, raftAddress));
       }
       CompletableFuture<Void> all = CompletableFuture.completedFuture(null);
       for (RaftEventLog shard : host.logs()) {
@@ -90,13 +90,15 @@ final class RaftAdmin implements RaftMembership {
   @Override
   public CompletionStage<Void> remove(String nodeId) {
     return mover.groups().thenCompose(groups -> {
-      Set<String> nodes = members(groups);
-      if (!nodes.remove(nodeId)) {
+      Set<String> members = members(groups);
+      if (!members.contains(nodeId)) {
         throw new GrpcServiceException(Status.NOT_FOUND.withDescription("node_id: " + nodeId + " is not a member of "
-            + "the Raft group (voters: " + String.join(", ", members(groups)) + ")"));
+            + "the Raft group (voters: " + String.join(", ", members) + ")"));
       }
-      if (placed(groups, members(groups))) {
-        return mover.resize(nodes, Map.of());
+      if (placed(groups, members)) {
+        Set<String> staying = new TreeSet<>(members);
+        staying.remove(nodeId);
+        return mover.resize(groups, staying, Map.of());
       }
       CompletableFuture<Void> all = CompletableFuture.completedFuture(null);
       for (RaftEventLog shard : host.logs()) {

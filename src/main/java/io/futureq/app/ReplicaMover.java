@@ -124,18 +124,19 @@ final class ReplicaMover {
   }
 
   /**
-   * Moves replicas so that the shards live on {@code nodes} (their ids) and no node holds two more than another;
-   * {@code added} gives the Raft address of each node not in any group yet.
+   * Moves replicas so that the shards live on {@code nodes} (their ids) and no node holds two more than another,
+   * from {@code groups} as {@link #groups} read them; {@code added} gives the Raft address of each node not in any
+   * group yet.
    */
-  CompletionStage<Void> resize(Set<String> nodes, Map<String, String> added) {
+  CompletionStage<Void> resize(Map<Integer, ReplicaGroup> groups, Set<String> nodes, Map<String, String> added) {
     if (!resizing.compareAndSet(false, true)) {
       return CompletableFuture.failedFuture(new GrpcServiceException(Status.FAILED_PRECONDITION.withDescription(
           "a membership change is moving replicas already (from this node): ask again once it has answered")));
     }
-    return groups().thenCompose(groups -> {
+    return CompletableFuture.completedFuture(groups).thenCompose(read -> {
       Map<String, String> addresses = new TreeMap<>(added);
       Map<Integer, Set<String>> holders = new TreeMap<>();
-      groups.forEach((shard, group) -> {
+      read.forEach((shard, group) -> {
         addresses.putAll(group.getVotersMap());
         holders.put(shard, new TreeSet<>(group.getVotersMap().keySet()));
       });
