@@ -218,8 +218,10 @@ public final class Node implements AutoCloseable {
         "start Pekko Management on " + settings.management().host() + ":" + settings.management().port());
     if (clustered) {
       ClusterBootstrap.get(system).start();
+      RegionRegistration regions = RegionRegistration.watchTopics(system, contexts.count());
       readiness.require(() -> cluster.selfMember().status() != MemberStatus.up()
-          ? "cluster member status " + cluster.selfMember().status() : log.behind());
+          ? "cluster member status " + cluster.selfMember().status()
+          : Optional.ofNullable(log.behind()).orElseGet(regions::whyNot));
       TopicWakeUps.everyIntervalAndOnMemberRemoved(system, settings.topic().wakeInterval(), () -> heldStores(shards),
           router);
     }
