@@ -193,7 +193,7 @@ public final class Node implements AutoCloseable {
         settings.topic(), router, access);
     AdminService admin = new AdminService(system, shards, storageExecutor, router, settings.cluster().nodeId(),
         askTimeout, log.host() == null ? null : new RaftAdmin(log.host(),
-        new ReplicaMover(calls, log, localTopics)),
+        new ReplicaMover(calls, log, localTopics), calls, cluster, settings.cluster().nodeId()),
         settings.storage().engine().configName(), settings.api(), access, calls);
     HealthService health = new HealthService(readiness::isReady);
     ServerBinding binding = await(ApiServer.bind(system, settings.api(), settings.security().tls(), producer, consumer,

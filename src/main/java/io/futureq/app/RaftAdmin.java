@@ -2,6 +2,7 @@ package io.futureq.app;
 
 import io.futureq.api.AdminService;
 import io.futureq.api.RaftMembership;
+import io.futureq.api.ShardCalls;
 import io.futureq.api.grpc.LogShardInfo;
 import io.futureq.api.grpc.RaftInfo;
 import io.futureq.log.proto.ReplicaGroup;
@@ -15,6 +16,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.grpc.GrpcServiceException;
 
 /**
@@ -26,14 +28,17 @@ import org.apache.pekko.grpc.GrpcServiceException;
 final class RaftAdmin implements RaftMembership {
   private final ReplicaHost host;
   private final ReplicaMover mover;
+  private final MembershipChanges changes;
 
   /**
    * @param host the replicas of the shards this node holds
    * @param mover what reads every shard's group, and moves replicas when not every node holds every shard
+   * @param self this node's id
    */
-  RaftAdmin(ReplicaHost host, ReplicaMover mover) {
+  RaftAdmin(ReplicaHost host, ReplicaMover mover, ShardCalls calls, Cluster cluster, String self) {
     this.host = host;
     this.mover = mover;
+    this.changes = new MembershipChanges(calls, cluster, self, this::addHere, this::removeHere);
   }
 
   @Override
@@ -64,10 +69,25 @@ final class RaftAdmin implements RaftMembership {
    * Where every node holds every shard, {@code nodeId} (started with {@code futureq.raft.join}) is added to every
    * shard's group; where not, replicas move to it until no node holds two more than another ({@link ReplicaMover}).
    * Which it is is read from the groups as they are, not from this node's configuration (a node that joined has no
-   * placement of its own).
+   * placement of its own). Runs on the cluster's oldest member, one change at a time ({@link MembershipChanges}).
    */
   @Override
   public CompletionStage<Void> add(String nodeId, String raftAddress) {
+    return changes.add(nodeId, raftAddress);
+  }
+
+  /**
+   * Removes {@code nodeId} from every shard's group, or, where not every node holds every shard, moves its replicas to
+   * the other nodes first. A node in no group is refused (NOT_FOUND): the usual cause is a mistyped id, and the node
+   * meant is still a member; a retried removal whose first answer was lost gets it too. Runs on the cluster's oldest
+   * member, one change at a time.
+   */
+  @Override
+  public CompletionStage<Void> remove(String nodeId) {
+    return changes.remove(nodeId);
+  }
+
+  private CompletionStage<Void> addHere(String nodeId, String raftAddress) {
     return mover.groups().thenCompose(groups -> {
       Set<String> nodes = members(groups);
       if (placed(groups, nodes)) {
@@ -82,13 +102,7 @@ final class RaftAdmin implements RaftMembership {
     });
   }
 
-  /**
-   * Removes {@code nodeId} from every shard's group, or, where not every node holds every shard, moves its replicas to
-   * the other nodes first. A node in no group is refused (NOT_FOUND): the usual cause is a mistyped id, and the node
-   * meant is still a member; a retried removal whose first answer was lost gets it too.
-   */
-  @Override
-  public CompletionStage<Void> remove(String nodeId) {
+  private CompletionStage<Void> removeHere(String nodeId) {
     return mover.groups().thenCompose(groups -> {
       Set<String> members = members(groups);
       if (!members.contains(nodeId)) {

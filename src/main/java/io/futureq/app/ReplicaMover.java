@@ -7,7 +7,6 @@ import io.futureq.log.proto.ReplicaGroup;
 import io.futureq.log.proto.ReplicaStep;
 import io.futureq.log.raft.RaftEventLog;
 import io.futureq.topic.LocalTopics;
-import io.grpc.Status;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,8 +18,6 @@ import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import org.apache.pekko.grpc.GrpcServiceException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,8 +47,6 @@ final class ReplicaMover {
 
   private final ShardCalls calls;
   private final int shards;
-  /** One change at a time from this node: two plans made from the same groups would move the same replicas. */
-  private final AtomicBoolean resizing = new AtomicBoolean();
 
   /**
    * Registers this node's handlers of the steps: taking up and giving up a replica here ({@code log}), and, for a
@@ -129,10 +124,6 @@ final class ReplicaMover {
    * group yet.
    */
   CompletionStage<Void> resize(Map<Integer, ReplicaGroup> groups, Set<String> nodes, Map<String, String> added) {
-    if (!resizing.compareAndSet(false, true)) {
-      return CompletableFuture.failedFuture(new GrpcServiceException(Status.FAILED_PRECONDITION.withDescription(
-          "a membership change is moving replicas already (from this node): ask again once it has answered")));
-    }
     return CompletableFuture.completedFuture(groups).thenCompose(read -> {
       Map<String, String> addresses = new TreeMap<>(added);
       Map<Integer, Set<String>> holders = new TreeMap<>();
@@ -153,7 +144,7 @@ final class ReplicaMover {
             STEP_TIMEOUT).thenApply(g -> null));
       }
       return done;
-    }).whenComplete((done, failure) -> resizing.set(false));
+    });
   }
 
   /** The nodes holding each shard now: each shard's group as a holder knows it. */

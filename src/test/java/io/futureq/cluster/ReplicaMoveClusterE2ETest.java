@@ -4,13 +4,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.futureq.api.grpc.RaftInfo;
 import io.futureq.client.ConsumerOptions;
 import io.futureq.client.FutureQClient;
+import io.futureq.client.FutureQException;
 import io.futureq.client.FutureQProducer;
 import io.futureq.client.OutgoingMessage;
 import io.futureq.client.ProducerOptions;
 import io.futureq.testing.Await;
 import io.futureq.testing.ShardTopics;
+import io.grpc.Status;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,7 +22,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.StreamSupport;
 import org.apache.pekko.cluster.MemberStatus;
@@ -33,7 +38,8 @@ import org.junit.jupiter.api.io.TempDir;
  * through the admin API: replicas move to it while the cluster runs, until no node holds two more than another. What
  * was published before is there afterwards, on the new node's replicas too; every shard still lives on three nodes;
  * the nodes that gave a replica up keep no store of it; and every topic is served through the new node. Then node-1
- * is removed: its replicas move to the other four first, and it can stop with nothing lost.
+ * is removed: its replicas move to the other four first, and it can stop with nothing lost. A change asked of two
+ * nodes at once runs once.
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class ReplicaMoveClusterE2ETest {
@@ -68,11 +74,30 @@ class ReplicaMoveClusterE2ETest {
         }
 
         cluster.start(4); // futureq.raft.join on: it waits until a member adds it
-        Cluster seenByOne = Cluster.get(cluster.nodes[0].system());
-        Await.until("node-5 an Up member as node-1 sees it", WAIT, () -> StreamSupport.stream(
-            seenByOne.state().getMembers().spliterator(), false).anyMatch(m -> m.hasRole("futureq-node-node-5")
-            && m.status() == MemberStatus.up()));
-        viaOne.addRaftPeer("node-5", cluster.raftAddress(4)).get(240, TimeUnit.SECONDS);
+        for (int i = 0; i < 2; i++) {
+          Cluster seen = Cluster.get(cluster.nodes[i].system());
+          Await.until("node-5 an Up member as node-" + (i + 1) + " sees it", WAIT, () -> StreamSupport.stream(
+              seen.state().getMembers().spliterator(), false).anyMatch(m -> m.hasRole("futureq-node-node-5")
+              && m.status() == MemberStatus.up()));
+        }
+        // Asked of two nodes at once, the change runs once and the other request is refused: both planned from the
+        // same groups would move the same replicas twice (before, each node ran the change it was asked for).
+        try (FutureQClient viaTwo = only(cluster, 1)) {
+          List<CompletableFuture<RaftInfo>> asked = List.of(viaOne.addRaftPeer("node-5", cluster.raftAddress(4)),
+              viaTwo.addRaftPeer("node-5", cluster.raftAddress(4)));
+          List<FutureQException> refused = new ArrayList<>();
+          for (CompletableFuture<RaftInfo> answer : asked) {
+            try {
+              answer.get(240, TimeUnit.SECONDS);
+            } catch (ExecutionException e) {
+              refused.add((FutureQException) e.getCause());
+            }
+          }
+          assertEquals(1, refused.size(), "refused: " + refused);
+          assertEquals(Status.Code.FAILED_PRECONDITION, refused.get(0).code(), refused.get(0).toString());
+          assertTrue(refused.get(0).getMessage().contains("a membership change is under way (adding node-5"),
+              refused.get(0).getMessage());
+        }
         cluster.awaitAllReady(Duration.ofSeconds(120));
       }
 
