@@ -6,8 +6,11 @@
 # cluster join` of it (repeated while the node has not joined the cluster yet): replicas move to it until no node
 # holds two more than another. Then prints the shards each node holds (its store directories), each topic's pending
 # count through the new node, and the nodes' CPU during the join; stops the nodes.
+# With LOAD=RATE, producers publish RATE messages a second in all (one `bench --publish-only --rate` per shard, to
+# a topic of its own, through node-(shard+1)) for LOAD_SECONDS (default 40), once before the join (the baseline) and
+# once from the join's start: each prints its rate, failures and send-to-ack latency (p50, p99, max).
 #
-# Usage: scripts/replica-move-bench.sh DIR [MESSAGES]
+# Usage: [LOAD=RATE [LOAD_SECONDS=S]] scripts/replica-move-bench.sh DIR [MESSAGES]
 #   DIR        work directory (wiped first)
 #   MESSAGES   messages per topic (default 50000), due in 1 hour: the shards' stores hold them while they move
 # Run it alone on the machine: five nodes on two cores are slow, and anything beside them distorts the figures.
@@ -98,6 +101,44 @@ for s in $(seq 0 $((SHARDS - 1))); do
   BENCHES+=($!)
 done
 wait "${BENCHES[@]}"
+LOAD="${LOAD:-}"
+LOAD_SECONDS="${LOAD_SECONDS:-40}"
+LOADS=()
+# Starts the publishing load in the background (LOADS: its benches' pids); labels its reports with $1.
+start_load() {
+  LOADS=()
+  [ -n "$LOAD" ] || return 0
+  local per=$((LOAD / SHARDS))
+  for s in $(seq 0 $((SHARDS - 1))); do
+    "$ROOT/bin/futureq" bench --server "127.0.0.1:$((8443 + s % FOUNDERS))" --publish-only --json --warmup 0 \
+      --rate "$per" --messages $((per * LOAD_SECONDS)) --delay-min 1h --delay-max 1h \
+      --topic "$(topic_in "$s" $SHARDS "load-$1-")" >"$DIR/load-$1-$s.json" 2>"$DIR/load-$1-$s.err" &
+    LOADS+=($!)
+  done
+}
+# Waits for the load's benches and prints what each saw.
+report_load() {
+  [ -n "$LOAD" ] || return 0
+  wait "${LOADS[@]}" || true
+  for s in $(seq 0 $((SHARDS - 1))); do
+    python3 - "$DIR/load-$1-$s.json" "$1" "$s" <<'PY'
+import json, sys
+try:
+    r = json.load(open(sys.argv[1]))
+except Exception as e:
+    print(f"load {sys.argv[2]}, shard {sys.argv[3]}: no report ({e})")
+    sys.exit(0)
+l = r["publish_latency_ms"] or {}
+print(f"load {sys.argv[2]}, shard {sys.argv[3]}: {r['published']} acked, {r['publish_errors']} failed, "
+      f"{r['publish_msgs_per_s']} msg/s; send to ack ms p50 {l.get('p50')} p99 {l.get('p99')} max {l.get('max')}")
+PY
+  done
+}
+if [ -n "$LOAD" ]; then
+  echo "baseline: $LOAD msg/s for $LOAD_SECONDS s, no join, load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+  start_load quiet
+  report_load quiet
+fi
 start_node $((FOUNDERS + 1))
 await_ready $((FOUNDERS + 1)) alive
 cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }
@@ -108,6 +149,7 @@ nodes_cpu() {
   echo "$ticks"
 }
 echo "joining node-5, load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+start_load join
 for _ in $(seq 1 60); do
   started="$(date +%s%N)"
   before="$(nodes_cpu)"
@@ -122,6 +164,7 @@ for _ in $(seq 1 60); do
   grep -q "call again once it has" "$DIR/join.out" || { cat "$DIR/join.out" >&2; exit 1; }
   sleep 1
 done
+report_load join
 for i in $(seq 1 $((FOUNDERS + 1))); do
   held=""
   for s in $(seq 0 $((SHARDS - 1))); do

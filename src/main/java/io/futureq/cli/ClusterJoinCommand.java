@@ -12,7 +12,8 @@ import picocli.CommandLine.Option;
         + "then votes. Where each shard lives on fewer nodes than the cluster has (futureq.cluster.replication-factor)"
         + ", replicas move to the node instead, until no node holds two more than another. Start the node first, "
         + "with futureq.raft.join on and the current members and itself in futureq.raft.peers; waits until every "
-        + "replica has moved.")
+        + "replica has moved. One membership change runs at a time in the cluster: asked for while another runs, "
+        + "it is refused (FAILED_PRECONDITION).")
 final class ClusterJoinCommand extends BrokerCommand {
   @Option(names = "--node-id", required = true, description = "The new node's futureq.node-id.")
   String nodeId;

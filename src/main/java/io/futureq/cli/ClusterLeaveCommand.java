@@ -9,7 +9,8 @@ import picocli.CommandLine.Option;
 @Command(name = "leave", mixinStandardHelpOptions = true,
     description = "Remove a node from the Raft group of every log shard (stop it afterwards). Where each shard lives "
         + "on fewer nodes than the cluster has, the node's replicas move to the other nodes first; waits until they "
-        + "have.")
+        + "have. One membership change runs at a time in the cluster: asked for while another runs, it is refused "
+        + "(FAILED_PRECONDITION).")
 final class ClusterLeaveCommand extends BrokerCommand {
   @Option(names = "--node-id", required = true, description = "The node's futureq.node-id.")
   String nodeId;
