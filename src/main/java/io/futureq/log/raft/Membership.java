@@ -24,6 +24,7 @@ import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.SetConfigurationRequest;
+import org.apache.ratis.protocol.exceptions.RaftRetryFailureException;
 import org.apache.ratis.protocol.exceptions.ReconfigurationInProgressException;
 import org.apache.ratis.protocol.exceptions.SetConfigurationException;
 import org.apache.ratis.server.RaftConfiguration;
@@ -34,10 +35,11 @@ import org.apache.ratis.server.RaftServer;
  * a listener (it receives the log, or a snapshot, but does not vote) and is promoted to a voting
  * member once it has caught up, so adding a slow or empty node never stalls commits. Every change
  * is compare-and-set against the configuration this node has; if another change got in first (or
- * this node lags), the change is recomputed from the newer configuration, until the request timeout.
+ * this node lags), the change is recomputed from the newer configuration, until the request timeout (adding a
+ * listener: until it could have caught up, {@link #CATCH_UP_TIMEOUTS} of them).
  */
 final class Membership implements AutoCloseable {
-  /** A new listener must catch up within this many request timeouts before it is promoted. */
+  /** A new listener must catch up within this many request timeouts, to be added and then promoted. */
   private static final int CATCH_UP_TIMEOUTS = 30;
   private static final Duration POLL = Duration.ofMillis(200);
 
@@ -80,7 +82,7 @@ final class Membership implements AutoCloseable {
         throw new IllegalArgumentException("cannot remove " + id + ": it is the last voting peer");
       }
       return conf.without(id);
-    })), executor);
+    }, timeout)), executor);
   }
 
   /**
@@ -122,17 +124,23 @@ final class Membership implements AutoCloseable {
         throw new IllegalArgumentException("node " + id + " is already a member at " + current + "; remove it first");
       }
       return current != null ? null : conf.without(id).withListener(id, address);
-    });
+    }, timeout.multipliedBy(CATCH_UP_TIMEOUTS));
     awaitCatchUp(client, id);
-    change(client, conf -> conf.servers().containsKey(id) ? null : conf.without(id).withServer(id, address));
+    change(client, conf -> conf.servers().containsKey(id) ? null : conf.without(id).withServer(id, address),
+        timeout);
   }
 
   /**
    * Applies {@code update} to the current configuration, compare-and-set; {@code update} returns null
-   * when there is nothing to change. Retries with a fresh configuration while ours is stale.
+   * when there is nothing to change. Retries with a fresh configuration while ours is stale, for up to {@code within}.
+   * Adding a node takes as long as its catching up: the leader appends the new configuration only once the node has
+   * (Ratis's staging), and meanwhile refuses other changes as in progress. A request whose answer did not come within
+   * the client's timeout is sent again with the same call id, and refused if the first was applied meanwhile (the
+   * configuration is no longer the one it names): before giving up, the configuration as it is now decides.
    */
-  private void change(RaftClient client, UnaryOperator<Conf> update) throws IOException, InterruptedException {
-    long deadline = System.nanoTime() + timeout.toNanos();
+  private void change(RaftClient client, UnaryOperator<Conf> update, Duration within)
+      throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + within.toNanos();
     while (true) {
       Conf current = conf();
       IOException refused;
@@ -149,13 +157,20 @@ final class Membership implements AutoCloseable {
         refused = new IOException("a configuration change is still in progress: " + current);
       }
       if (System.nanoTime() > deadline) {
+        Conf now = conf();
+        if (now.stable() && update.apply(now) == null) {
+          return;
+        }
         throw refused;
       }
       Thread.sleep(POLL.toMillis());
     }
   }
 
-  /** Sends the change; returns the refusal if the leader's configuration is not {@code current}. */
+  /**
+   * Sends the change; returns the refusal if the leader's configuration is not {@code current}, another change is in
+   * progress, or no answer came within the client's attempts.
+   */
   private IOException apply(RaftClient client, Conf current, Conf target) throws IOException {
     RaftClientReply reply;
     try {
@@ -164,7 +179,9 @@ final class Membership implements AutoCloseable {
           .setServersInCurrentConf(peers(current.servers())).setListenersInCurrentConf(peers(current.listeners()))
           .setServersInNewConf(spread.peers(target.servers())).setListenersInNewConf(peers(target.listeners()))
           .build());
-    } catch (SetConfigurationException | ReconfigurationInProgressException e) {
+    } catch (SetConfigurationException | ReconfigurationInProgressException | RaftRetryFailureException e) {
+      // The last: the client's attempts ran out unanswered (a node being added catches up meanwhile); applied or
+      // not, the configuration as it is then decides.
       return e;
     }
     if (reply.isSuccess()) {

@@ -103,12 +103,18 @@ final class RaftCluster implements AutoCloseable {
 
   /** Starts a new node {@code id} on a free port, set to join the group that {@code members} belong to. */
   RaftNode startJoining(String id, Map<String, String> members) {
+    RaftNode node = joining(id, members);
+    node.start();
+    return node;
+  }
+
+  /** A node that will join (futureq.raft.join on), not started yet: its address is known, nothing listens there. */
+  RaftNode joining(String id, Map<String, String> members) {
     Map<String, String> peers = new TreeMap<>(members);
     peers.put(id, "127.0.0.1:" + TestPorts.free());
     RaftNode node = new RaftNode(root.resolve(id), settings(id, peers, root.resolve(id).resolve("raft"),
         snapshotThreshold, segmentBytes, requestTimeout, ELECTION_TIMEOUT, true, true, tls));
     nodes.add(node);
-    node.start();
     return node;
   }
 

@@ -6,10 +6,13 @@ import static io.futureq.log.raft.RaftCluster.TOPIC;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
+import io.futureq.testing.Await;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -87,6 +90,34 @@ class RaftMembershipTest {
     RaftStatus status = RaftCluster.await("the leader to report the mover a voter again",
         () -> leader.status().peers().containsKey(mover.id()) ? leader.status() : null);
     assertEquals(3, status.peers().size());
+    assertEquals(Map.of(), status.listeners());
+  }
+
+  /**
+   * Adding a node takes as long as its catching up (the leader appends the new configuration only then), which may
+   * be longer than the request timeout: under publishing load, the replica move of a join failed so ("cannot add
+   * node-5: ... current configuration ... is different than the request", the client having sent its change again
+   * after the first was applied). Here the node to add starts only well past the request timeout.
+   */
+  @Test
+  void aNodeIsAddedThoughItCatchesUpOnlyLongAfterTheRequestTimeout() throws Exception {
+    cluster = RaftCluster.start(dir, 3, 20, 8L << 10, Duration.ofSeconds(1));
+    RaftNode leader = cluster.awaitLeader();
+    append(leader, "before", 25);
+    RaftNode late = cluster.joining("n9", leader.status().peers());
+    CompletableFuture<Void> added = leader.log().addPeer(late.id(), late.settings().address());
+    // Before, it failed after 3 s with a 1 s request timeout (the client's attempts ran out while the leader waited
+    // for the node, or its change, sent again, was refused as no longer matching the configuration).
+    Await.holdsFor("the addition waiting, not failing, while the node is not up", Duration.ofSeconds(6),
+        () -> !added.isDone());
+    late.start();
+    added.get(60, TimeUnit.SECONDS);
+    append(leader, "after-join", 10);
+    cluster.awaitConverged();
+    cluster.assertStoresEqual(35);
+    RaftStatus status = RaftCluster.await("the leader to report the new voter",
+        () -> leader.status().peers().containsKey(late.id()) ? leader.status() : null);
+    assertEquals(4, status.peers().size());
     assertEquals(Map.of(), status.listeners());
   }
 
