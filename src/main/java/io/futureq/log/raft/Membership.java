@@ -4,6 +4,7 @@ import io.futureq.log.LogUnavailableException;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -74,15 +75,18 @@ final class Membership implements AutoCloseable {
   }
 
   CompletableFuture<Void> removePeer(String id) {
-    return CompletableFuture.runAsync(() -> run("remove " + id, client -> change(client, conf -> {
-      if (!conf.servers().containsKey(id) && !conf.listeners().containsKey(id)) {
-        return null;
-      }
-      if (conf.servers().size() == 1 && conf.servers().containsKey(id)) {
-        throw new IllegalArgumentException("cannot remove " + id + ": it is the last voting peer");
-      }
-      return conf.without(id);
-    }, timeout)), executor);
+    return CompletableFuture.runAsync(() -> run("remove " + id, client -> {
+      handOverFrom(client, id);
+      change(client, conf -> {
+        if (!conf.servers().containsKey(id) && !conf.listeners().containsKey(id)) {
+          return null;
+        }
+        if (conf.servers().size() == 1 && conf.servers().containsKey(id)) {
+          throw new IllegalArgumentException("cannot remove " + id + ": it is the last voting peer");
+        }
+        return conf.without(id);
+      }, timeout);
+    }), executor);
   }
 
   /**
@@ -115,6 +119,42 @@ final class Membership implements AutoCloseable {
   @Override
   public void close() {
     executor.shutdownNow();
+  }
+
+  /**
+   * If {@code id} leads the group, makes another voter lead before {@code id} is removed. A Ratis leader that commits
+   * its own removal closes its division on the thread that holds the division's lock, and the closing waits for the
+   * client writes queued behind that lock (Ratis 3.2.2): under publishing load, a node giving up its replica hung so
+   * for good. The leaving node's priority goes to the lowest first (Ratis hands leadership only to a peer of the
+   * highest priority, and yields to one by itself), then leadership is handed to the highest of the others.
+   */
+  private void handOverFrom(RaftClient client, String id) throws IOException, InterruptedException {
+    Conf current = conf();
+    if (!current.stable() || current.servers().size() < 2 || !id.equals(leader().toString())) {
+      return;
+    }
+    Map<String, String> others = new TreeMap<>(current.servers());
+    others.remove(id);
+    List<RaftPeer> servers = new ArrayList<>(spread.peers(others));
+    RaftPeer successor = servers.stream().max(Comparator.comparingInt(RaftPeer::getPriority)).orElseThrow();
+    servers.add(RaftPeer.newBuilder().setId(id).setAddress(current.servers().get(id)).setPriority(0).build());
+    try {
+      client.admin().setConfiguration(SetConfigurationRequest.Arguments.newBuilder()
+          .setMode(SetConfigurationRequest.Mode.COMPARE_AND_SET)
+          .setServersInCurrentConf(peers(current.servers())).setListenersInCurrentConf(peers(current.listeners()))
+          .setServersInNewConf(servers).setListenersInNewConf(peers(current.listeners())).build());
+      client.admin().transferLeadership(successor.getId(), timeout.toMillis());
+    } catch (IOException e) {
+      // Checked below: what matters is who leads now.
+    }
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (id.equals(String.valueOf(division().getInfo().getLeaderId()))) {
+      if (System.nanoTime() > deadline) {
+        throw new IOException(id + " still leads after " + timeout.toSeconds() + " s of handing leadership over "
+            + "before its removal; ask again");
+      }
+      Thread.sleep(POLL.toMillis());
+    }
   }
 
   private void add(RaftClient client, String id, String address) throws IOException, InterruptedException {

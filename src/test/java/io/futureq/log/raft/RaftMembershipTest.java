@@ -7,13 +7,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import io.futureq.testing.Await;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -119,6 +123,50 @@ class RaftMembershipTest {
         () -> leader.status().peers().containsKey(late.id()) ? leader.status() : null);
     assertEquals(4, status.peers().size());
     assertEquals(Map.of(), status.listeners());
+  }
+
+  /**
+   * The leader is removed while it takes writes, then gives its replica up: what moving a replica off the node that
+   * leads its shard does. A Ratis leader that commits its own removal closes its division on the thread holding the
+   * division's lock, waiting for the writes queued behind that lock, and giving the replica up then hung for good
+   * (seen under publishing load). Leadership is now handed over before the removal.
+   */
+  @Test
+  void theLeaderIsRemovedWhileItTakesWritesAndGivesItsReplicaUp() throws Exception {
+    cluster = RaftCluster.start(dir, 3, 1_000_000, 32L << 20);
+    RaftNode leader = cluster.awaitLeader();
+    append(leader, "before", 10);
+    AtomicBoolean writing = new AtomicBoolean(true);
+    Semaphore inFlight = new Semaphore(64);
+    Thread writer = new Thread(() -> {
+      for (int i = 0; writing.get(); i++) {
+        inFlight.acquireUninterruptibly();
+        try {
+          leader.log().append(store(message(TOPIC, "during-" + i, 0))).whenComplete((r, e) -> inFlight.release());
+        } catch (RuntimeException closed) {
+          inFlight.release();
+        }
+      }
+    }, "writes-to-the-leader");
+    writer.start();
+    try {
+      leader.log().removePeer(leader.id()).get(60, TimeUnit.SECONDS);
+      CompletableFuture.runAsync(() -> {
+        try {
+          leader.giveUpReplica();
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
+      }).get(60, TimeUnit.SECONDS);
+    } finally {
+      writing.set(false);
+      writer.join(10_000);
+    }
+    RaftNode next = RaftCluster.await("a leader among the two left", () -> cluster.running().stream()
+        .filter(n -> n != leader && n.status().role() == RaftStatus.Role.LEADER).findFirst().orElse(null));
+    append(next, "after", 10);
+    assertEquals(2, next.status().peers().size());
+    assertFalse(next.status().peers().containsKey(leader.id()));
   }
 
   private static void append(RaftNode node, String prefix, int count) {
