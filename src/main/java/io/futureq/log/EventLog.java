@@ -65,8 +65,8 @@ public interface EventLog extends AutoCloseable {
    * Completes, with this replica's applied index, once its store holds every append answered before the call, as far
    * as a leader can tell without asking the others: for the write leader's recovery, which reads its sequence number
    * there and whose entries are fenced should it have read stale (a deposed leader that does not know it yet). Fails
-   * if that takes longer than {@code within}. By default it appends a {@link Barrier} and waits until this replica
-   * has applied it.
+   * if that takes longer than {@code within}, and a replicated log fails it at once where its replica does not lead.
+   * By default it appends a {@link Barrier} and waits until this replica has applied it.
    */
   default CompletableFuture<Long> readyToLead(Duration within) {
     return Barrier.applied(this, this, within);

@@ -207,12 +207,19 @@ public final class RaftEventLog implements EventLog {
   /**
    * As the leader, no barrier: once this replica is ready to lead (the first entry of its term applied), its store
    * holds everything committed before it led, and what it committed since was applied here before it was answered.
-   * A barrier would cost a new leader's write leader one more commit round of the failover. Elsewhere, the barrier.
+   * A barrier would cost a new leader's write leader one more commit round of the failover.
+   *
+   * <p>Elsewhere it fails at once. A write leader runs for a term its replica led, and a replica that does not lead
+   * now never leads that term again, so every entry of that leader would be fenced. Its placement may still start one
+   * after the term ended here (the hand-over failed the entry in flight, and the news of the next leader is on its
+   * way): recovering it through a barrier of this replica waited out the whole timeout on a replica just removed
+   * from its group, and the writes handed to that leader waited as long.
    */
   @Override
   public CompletableFuture<Long> readyToLead(Duration within) {
     if (!leading()) {
-      return EventLog.super.readyToLead(within);
+      return CompletableFuture.failedFuture(new LogUnavailableException("this node's Raft replica does not lead "
+          + "log shard " + shard + " now: no write leader recovers here", null));
     }
     return stateMachine.whenLeaderReady().orTimeout(within.toMillis(), TimeUnit.MILLISECONDS)
         .thenApply(ready -> appliedIndex());

@@ -4,6 +4,7 @@ import static io.futureq.log.Commands.message;
 import static io.futureq.log.Commands.store;
 import static io.futureq.log.raft.RaftCluster.TOPIC;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -118,8 +119,8 @@ class RaftFailoverTest {
   /**
    * A new Raft leader is ready to lead (its write leader recovers) without appending a barrier first (that cost
    * every leader failover one more commit round): once it is ready, its store holds everything the dead one
-   * committed, and nothing was appended to get there. A follower, which cannot tell what it has not heard of yet,
-   * still waits for a barrier of its own.
+   * committed, and nothing was appended to get there. A follower refuses at once: a write leader of a term its replica
+   * does not lead would have every entry fenced.
    */
   @Test
   void aNewLeaderIsReadyToLeadWithAllThatWasCommittedAndWithoutAnEntryOfItsOwn() throws Exception {
@@ -145,9 +146,10 @@ class RaftFailoverTest {
     assertEquals(settled, next.log().readyToLead(RaftCluster.WAIT).get(60, TimeUnit.SECONDS),
         "the leader appended an entry to be ready to lead");
     assertEquals(settled, next.appliedIndex());
-    long followerApplied = follower.log().readyToLead(RaftCluster.WAIT).get(60, TimeUnit.SECONDS);
-    assertTrue(followerApplied > settled, "a follower read without a barrier: applied " + followerApplied);
-    assertEquals(5, follower.pending(TOPIC));
+    ExecutionException refused = assertThrows(ExecutionException.class,
+        () -> follower.log().readyToLead(RaftCluster.WAIT).get(60, TimeUnit.SECONDS));
+    assertInstanceOf(LogUnavailableException.class, refused.getCause(), "a follower recovers no write leader");
+    assertEquals(settled, cluster.awaitConverged(), "the follower's refusal appended nothing");
   }
 
   /** A steady stream of keyed appends through the surviving nodes; records what was acknowledged when. */

@@ -5,7 +5,10 @@ import static io.futureq.log.Commands.store;
 import static io.futureq.log.raft.RaftCluster.TOPIC;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.futureq.log.LogUnavailableException;
 import io.futureq.testing.Await;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -15,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -167,6 +171,25 @@ class RaftMembershipTest {
     append(next, "after", 10);
     assertEquals(2, next.status().peers().size());
     assertFalse(next.status().peers().containsKey(leader.id()));
+  }
+
+  /**
+   * A leader that hands leadership over and is removed from the group (a replica moving away) may still be asked to
+   * recover a write leader of its old term: its placement restarts one when the hand-over fails the entry in flight,
+   * before it learns who leads now. That recovery must fail at once, not wait for a barrier this replica never
+   * applies: in a move under publishing load, the writes handed to such a write leader waited out the apply timeout
+   * (10 s) and then failed (scripts/replica-move-bench.sh: worst publish 13.9-16.6 s).
+   */
+  @Test
+  void aReplicaThatHandedLeadershipOverAndLeftRecoversNoWriteLeader() throws Exception {
+    cluster = RaftCluster.start(dir, 3, 1_000_000, 32L << 20);
+    RaftNode leader = cluster.awaitLeader();
+    append(leader, "before", 10);
+    leader.log().removePeer(leader.id()).get(60, TimeUnit.SECONDS);
+
+    ExecutionException refused = assertThrows(ExecutionException.class,
+        () -> leader.log().readyToLead(RaftCluster.WAIT).get(30, TimeUnit.SECONDS));
+    assertInstanceOf(LogUnavailableException.class, refused.getCause());
   }
 
   private static void append(RaftNode node, String prefix, int count) {
