@@ -335,7 +335,8 @@ public final class AdminService implements AdminPowerApi {
     } catch (InvalidRequest e) {
       return GrpcErrors.translate(CompletableFuture.failedFuture(e));
     }
-    return GrpcErrors.translate(raft.add(in.getNodeId(), in.getRaftAddress()).thenApply(v -> raft.status()));
+    return GrpcErrors.translate(raft.add(in.getNodeId(), in.getRaftAddress())
+        .thenCompose(v -> withEveryShard(raft.status())));
   }
 
   @Override
@@ -350,7 +351,7 @@ public final class AdminService implements AdminPowerApi {
     } catch (InvalidRequest e) {
       return GrpcErrors.translate(CompletableFuture.failedFuture(e));
     }
-    return GrpcErrors.translate(raft.remove(in.getNodeId()).thenApply(v -> raft.status()));
+    return GrpcErrors.translate(raft.remove(in.getNodeId()).thenCompose(v -> withEveryShard(raft.status())));
   }
 
   private void requireCluster() {

@@ -62,7 +62,8 @@ final class RaftAdmin implements RaftMembership {
   private static LogShardInfo shardInfo(RaftEventLog shard) {
     RaftStatus s = shard.status();
     return LogShardInfo.newBuilder().setShard(shard.shard()).setLeaderId(s.leaderId()).setRole(s.role().name())
-        .setTerm(s.term()).setCommitIndex(s.commitIndex()).setAppliedIndex(s.appliedIndex()).build();
+        .setTerm(s.term()).setCommitIndex(s.commitIndex()).setAppliedIndex(s.appliedIndex()).putAllPeers(s.peers())
+        .putAllListeners(s.listeners()).build();
   }
 
   /**

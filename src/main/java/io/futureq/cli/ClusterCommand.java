@@ -10,6 +10,7 @@ import io.futureq.api.grpc.RaftInfo;
 import io.futureq.client.FutureQClient;
 import java.io.PrintWriter;
 import java.util.Map;
+import java.util.TreeSet;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -50,11 +51,12 @@ final class ClusterCommand extends BrokerCommand {
       out.println("raft listeners: " + list(raft.getListenersMap()));
       if (raft.getLogShardsCount() > 1) {
         out.println("log shards:");
-        Table shards = new Table("  ", "SHARD", "LEADER", "THIS NODE", "TERM", "COMMIT INDEX", "APPLIED INDEX");
+        Table shards = new Table("  ", "SHARD", "LEADER", "THIS NODE", "TERM", "COMMIT INDEX", "APPLIED INDEX",
+            "VOTERS");
         for (LogShardInfo shard : raft.getLogShardsList()) {
           shards.row(String.valueOf(shard.getShard()), orDash(shard.getLeaderId()), shard.getRole(),
               String.valueOf(shard.getTerm()), String.valueOf(shard.getCommitIndex()),
-              String.valueOf(shard.getAppliedIndex()));
+              String.valueOf(shard.getAppliedIndex()), ids(shard.getPeersMap()));
         }
         shards.print(out);
       }
@@ -82,12 +84,33 @@ final class ClusterCommand extends BrokerCommand {
       raft.getListenersMap().forEach(view.putObject("listeners")::put);
       ArrayNode shards = view.putArray("log_shards");
       for (LogShardInfo shard : raft.getLogShardsList()) {
-        shards.addObject().put("shard", shard.getShard()).put("leader_id", shard.getLeaderId())
-            .put("role", shard.getRole()).put("term", shard.getTerm()).put("commit_index", shard.getCommitIndex())
-            .put("applied_index", shard.getAppliedIndex());
+        ObjectNode described = shards.addObject().put("shard", shard.getShard())
+            .put("leader_id", shard.getLeaderId()).put("role", shard.getRole()).put("term", shard.getTerm())
+            .put("commit_index", shard.getCommitIndex()).put("applied_index", shard.getAppliedIndex());
+        shard.getPeersMap().forEach(described.putObject("peers")::put);
+        shard.getListenersMap().forEach(described.putObject("listeners")::put);
       }
     }
     return out;
+  }
+
+  /**
+   * What {@code cluster join} and {@code cluster leave} print once the change is made: the voters of the group, or of
+   * each log shard's group where there are several (each may live on a few of the nodes).
+   */
+  static void printVoters(PrintWriter out, String done, RaftInfo raft) {
+    if (raft.getLogShardsCount() <= 1) {
+      out.println(done + "; voters: " + String.join(", ", new TreeSet<>(raft.getPeersMap().keySet())));
+      return;
+    }
+    out.println(done + "; voters of each log shard:");
+    for (LogShardInfo shard : raft.getLogShardsList()) {
+      out.println("  " + shard.getShard() + ": " + ids(shard.getPeersMap()));
+    }
+  }
+
+  private static String ids(Map<String, String> nodes) {
+    return nodes.isEmpty() ? "-" : String.join(", ", new TreeSet<>(nodes.keySet()));
   }
 
   private static String list(Map<String, String> nodes) {

@@ -33,7 +33,7 @@ final class ClusterJoinCommand extends BrokerCommand {
   @Override
   int run(FutureQClient client) throws InterruptedException {
     RaftInfo raft = server.await(client.addRaftPeer(nodeId, raftAddress), FutureQClient.MEMBERSHIP_TIMEOUT);
-    out().println("joined " + nodeId + "; voters: " + String.join(", ", raft.getPeersMap().keySet()));
+    ClusterCommand.printVoters(out(), "joined " + nodeId, raft);
     return 0;
   }
 }

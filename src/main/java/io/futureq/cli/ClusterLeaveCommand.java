@@ -18,7 +18,7 @@ final class ClusterLeaveCommand extends BrokerCommand {
   @Override
   int run(FutureQClient client) throws InterruptedException {
     RaftInfo raft = server.await(client.removeRaftPeer(nodeId), FutureQClient.MEMBERSHIP_TIMEOUT);
-    out().println("removed " + nodeId + "; voters: " + String.join(", ", raft.getPeersMap().keySet()));
+    ClusterCommand.printVoters(out(), "removed " + nodeId, raft);
     return 0;
   }
 }

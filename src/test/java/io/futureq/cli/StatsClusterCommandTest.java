@@ -8,6 +8,8 @@ import io.futureq.api.grpc.LogShardInfo;
 import io.futureq.api.grpc.Member;
 import io.futureq.api.grpc.RaftInfo;
 import io.futureq.e2e.BrokerExtension;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -119,7 +121,8 @@ class StatsClusterCommandTest {
             .setStatus("Up").setReachable(true).setSelf(true).addTopics("orders"))
         .setRaft(RaftInfo.newBuilder().setLeaderId("n1").setRole("LEADER").setTerm(3).setCommitIndex(10)
             .setAppliedIndex(9).putPeers("n1", "h1:3").addLogShards(LogShardInfo.newBuilder().setShard(1)
-                .setLeaderId("n2").setRole("FOLLOWER").setTerm(2).setCommitIndex(7).setAppliedIndex(7))).build();
+                .setLeaderId("n2").setRole("FOLLOWER").setTerm(2).setCommitIndex(7).setAppliedIndex(7)
+                .putPeers("n2", "h2:3").putListeners("n4", "h4:3"))).build();
     assertEquals("{\"mode\":\"cluster\",\"self_node_id\":\"n1\",\"storage\":\"rocksdb\","
         + "\"members\":[{\"node_id\":\"n1\","
         + "\"address\":\"pekko://futureq@h1:1\",\"grpc_address\":\"h1:2\",\"status\":\"Up\","
@@ -127,8 +130,28 @@ class StatsClusterCommandTest {
         + "\"roles\":[],\"topics\":[\"orders\"]}],\"raft\":{\"leader_id\":\"n1\",\"role\":\"LEADER\",\"term\":3,"
         + "\"commit_index\":10,\"applied_index\":9,\"peers\":{\"n1\":\"h1:3\"},\"listeners\":{},"
         + "\"log_shards\":[{\"shard\":1,\"leader_id\":\"n2\",\"role\":\"FOLLOWER\",\"term\":2,"
-        + "\"commit_index\":7,\"applied_index\":7}]}}",
+        + "\"commit_index\":7,\"applied_index\":7,\"peers\":{\"n2\":\"h2:3\"},\"listeners\":{\"n4\":\"h4:3\"}}]}}",
         ClusterCommand.json(info).toString());
+  }
+
+  /** What `cluster join` and `cluster leave` print: with several log shards, each one's voters (each may differ). */
+  @Test
+  void aMembershipChangePrintsTheVotersOfEachLogShard() {
+    RaftInfo one = RaftInfo.newBuilder().putPeers("n2", "h2:3").putPeers("n1", "h1:3").putPeers("n4", "h4:3")
+        .addLogShards(LogShardInfo.newBuilder().setShard(0).putPeers("n1", "h1:3")).build();
+    StringWriter text = new StringWriter();
+    ClusterCommand.printVoters(new PrintWriter(text, true), "joined n4", one);
+    assertEquals("joined n4; voters: n1, n2, n4\n", text.toString().replace(System.lineSeparator(), "\n"));
+
+    RaftInfo two = RaftInfo.newBuilder().putPeers("n1", "h1:3")
+        .addLogShards(LogShardInfo.newBuilder().setShard(0).putPeers("n1", "h1:3").putPeers("n4", "h4:3"))
+        .addLogShards(LogShardInfo.newBuilder().setShard(1).setRole("NOT_HELD").putPeers("n3", "h3:3")
+            .putPeers("n2", "h2:3"))
+        .build();
+    text = new StringWriter();
+    ClusterCommand.printVoters(new PrintWriter(text, true), "removed n5", two);
+    assertEquals("removed n5; voters of each log shard:\n  0: n1, n4\n  1: n2, n3\n",
+        text.toString().replace(System.lineSeparator(), "\n"));
   }
 
   @Test

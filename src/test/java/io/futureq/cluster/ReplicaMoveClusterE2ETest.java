@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.futureq.api.grpc.LogShardInfo;
 import io.futureq.api.grpc.RaftInfo;
 import io.futureq.client.ConsumerOptions;
 import io.futureq.client.FutureQClient;
@@ -86,9 +87,10 @@ class ReplicaMoveClusterE2ETest {
           List<CompletableFuture<RaftInfo>> asked = List.of(viaOne.addRaftPeer("node-5", cluster.raftAddress(4)),
               viaTwo.addRaftPeer("node-5", cluster.raftAddress(4)));
           List<FutureQException> refused = new ArrayList<>();
+          List<RaftInfo> answered = new ArrayList<>();
           for (CompletableFuture<RaftInfo> answer : asked) {
             try {
-              answer.get(240, TimeUnit.SECONDS);
+              answered.add(answer.get(240, TimeUnit.SECONDS));
             } catch (ExecutionException e) {
               refused.add((FutureQException) e.getCause());
             }
@@ -97,6 +99,16 @@ class ReplicaMoveClusterE2ETest {
           assertEquals(Status.Code.FAILED_PRECONDITION, refused.get(0).code(), refused.get(0).toString());
           assertTrue(refused.get(0).getMessage().contains("a membership change is under way (adding node-5"),
               refused.get(0).getMessage());
+          // The answer (what `cluster join` prints) describes every shard's voters, those not held where it ran too;
+          // as that node sees them (a follower learns a change an append later), so their final count is awaited.
+          List<LogShardInfo> shards = answered.get(0).getLogShardsList();
+          assertEquals(SHARDS, shards.size(), shards.toString());
+          assertTrue(shards.stream().allMatch(shard -> shard.getPeersCount() > 0), shards.toString());
+          Await.until("every shard on three voters, node-5 among those of two", WAIT, () -> {
+            List<LogShardInfo> now = viaTwo.clusterInfo().get(10, TimeUnit.SECONDS).getRaft().getLogShardsList();
+            return now.size() == SHARDS && now.stream().allMatch(shard -> shard.getPeersCount() == 3)
+                && now.stream().filter(shard -> shard.getPeersMap().containsKey("node-5")).count() == 2;
+          });
         }
         cluster.awaitAllReady(Duration.ofSeconds(120));
       }

@@ -128,6 +128,10 @@ class ShardPlacementClusterE2ETest {
         assertEquals(SHARDS, described.size(), described.toString());
         assertEquals("NOT_HELD", described.get(1).getRole(), described.toString());
         assertEquals("node-2", described.get(1).getLeaderId(), described.toString());
+        for (LogShardInfo shard : described) {
+          assertEquals(new TreeSet<>(placement.replicas(shard.getShard())), new TreeSet<>(shard.getPeersMap().keySet()),
+              "the voters of log shard " + shard.getShard() + " as described through node-1");
+        }
         int elsewhere = 1;
         assertTrue(!placement.replicas(elsewhere).contains("node-1"));
         // A topic of its own: the others keep the messages of the groups that came and went above.
