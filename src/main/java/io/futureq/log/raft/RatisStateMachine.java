@@ -5,18 +5,16 @@ import io.futureq.log.AppliedWaiters;
 import io.futureq.log.BrokerStateMachine;
 import io.futureq.log.CommandResult;
 import io.futureq.log.EventLog.AppliedListener;
-import io.futureq.log.LogUnavailableException;
 import io.futureq.log.proto.ApplyResults;
 import io.futureq.log.proto.LogCommand;
 import io.futureq.log.proto.LogEntry;
 import io.futureq.storage.OrderedStore;
 import io.futureq.storage.StorageException;
 import java.io.IOException;
+import java.util.Collection;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
@@ -73,11 +71,7 @@ final class RatisStateMachine extends BaseStateMachine {
    * counts configuration and leader entries, which the store never sees).
    */
   private TermIndex storeTermIndex;
-  private final Object leadershipLock = new Object();
-  private LongConsumer leads;
-  private Runnable follows;
-  /** Waiting for this replica, leading, to apply the first entry of its term; see {@link #whenLeaderReady}. */
-  private final Set<CompletableFuture<Void>> leaderReadyWaiters = ConcurrentHashMap.newKeySet();
+  private final ReplicaLeadership leadership = new ReplicaLeadership(this::division);
 
   /**
    * @param shard the log shard whose group this replica is of (named in its log lines)
@@ -129,59 +123,30 @@ final class RatisStateMachine extends BaseStateMachine {
   public void notifyLeaderChanged(RaftGroupMemberId member, RaftPeerId newLeader) {
     LOG.info("Raft leader is now {} (as {} sees it){}", newLeader == null ? "unknown" : newLeader, member.getPeerId(),
         shard == 0 ? "" : ", log shard " + shard);
-    if (!member.getPeerId().equals(newLeader)) {
-      leaderReadyWaiters.forEach(waiter -> waiter.completeExceptionally(new LogUnavailableException(
-          "this replica no longer leads the Raft group (" + (newLeader == null ? "no leader known" : newLeader
-          + " does") + ")", null)));
-    }
-    synchronized (leadershipLock) {
-      if (leads != null) {
-        tellLeadership(member.getPeerId().equals(newLeader), division());
-      }
-    }
+    leadership.leaderChanged(member.getPeerId(), newLeader);
   }
 
-  /**
-   * Completes once this replica leads and has applied the first entry of its term: a Raft leader commits nothing of
-   * earlier terms before that entry, and this machine applies in order, so its store then holds all that earlier
-   * leaders committed. Fails when this replica does not lead, or stops leading first.
-   */
-  CompletableFuture<Void> whenLeaderReady() {
-    CompletableFuture<Void> ready = new CompletableFuture<>();
-    leaderReadyWaiters.add(ready);
-    ready.whenComplete((done, failure) -> leaderReadyWaiters.remove(ready));
-    // Asked after the waiter is in place, so a readiness or a change in between is not missed.
-    RaftServer.Division division = division();
-    if (division == null || !division.getInfo().isLeader()) {
-      ready.completeExceptionally(new LogUnavailableException("this replica does not lead the Raft group", null));
-    } else if (division.getInfo().isLeaderReady()) {
-      ready.complete(null);
-    }
-    return ready;
+  /** Ratis calls it as this replica stops leading; it names the next leader only once one is known. */
+  @Override
+  public void notifyNotLeader(Collection<TransactionContext> pendingEntries) {
+    LOG.info("Raft replica {} stopped leading{}", getId(), shard == 0 ? "" : ", log shard " + shard);
+    leadership.stoppedLeading();
   }
 
   /** Ratis calls it on the apply thread once the first entry of this leader's term is applied. */
   @Override
   public void notifyLeaderReady() {
-    leaderReadyWaiters.forEach(waiter -> waiter.complete(null));
+    leadership.ready();
+  }
+
+  /** See {@link ReplicaLeadership#whenReady}. */
+  CompletableFuture<Void> whenLeaderReady() {
+    return leadership.whenReady();
   }
 
   /** See {@link RaftEventLog#onLeadership}. */
   void onLeadership(LongConsumer leads, Runnable follows) {
-    synchronized (leadershipLock) {
-      this.leads = leads;
-      this.follows = follows;
-      RaftServer.Division division = division();
-      tellLeadership(division != null && division.getInfo().isLeader(), division);
-    }
-  }
-
-  private void tellLeadership(boolean leading, RaftServer.Division division) {
-    if (leading && division != null) {
-      leads.accept(division.getInfo().getCurrentTerm());
-    } else {
-      follows.run();
-    }
+    leadership.subscribe(leads, follows);
   }
 
   private RaftServer.Division division() {

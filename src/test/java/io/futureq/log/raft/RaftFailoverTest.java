@@ -117,6 +117,29 @@ class RaftFailoverTest {
   }
 
   /**
+   * A leader that loses its majority steps down with no next leader known, and Ratis names leaders only once one is
+   * known: its write leader's placement must still learn at once that it no longer leads. Before, it went on
+   * restarting write leaders for the term that was over (88 of them in one crash loop), until some node led again.
+   */
+  @Test
+  void aLeaderThatLostItsMajorityTellsItsPlacementItNoLongerLeads() throws Exception {
+    cluster = RaftCluster.start(dir, 3, 1_000_000, 1L << 20);
+    RaftNode leader = cluster.awaitLeader();
+    AtomicLong ledIn = new AtomicLong(-1);
+    AtomicBoolean follows = new AtomicBoolean();
+    leader.log().onLeadership(term -> {
+      ledIn.set(term);
+      follows.set(false);
+    }, () -> follows.set(true));
+    assertTrue(ledIn.get() > 0 && !follows.get(), "told at once that it leads");
+
+    cluster.running().stream().filter(n -> n != leader).toList().forEach(RaftNode::stop);
+    RaftCluster.await("the leader, alone, stepped down", () -> leader.log().leading() ? null : true);
+    RaftCluster.await("its placement told it follows", () -> follows.get() ? true : null);
+    assertEquals("", leader.log().status().leaderId(), "no next leader is known: the two others are stopped");
+  }
+
+  /**
    * A new Raft leader is ready to lead (its write leader recovers) without appending a barrier first (that cost
    * every leader failover one more commit round): once it is ready, its store holds everything the dead one
    * committed, and nothing was appended to get there. A follower refuses at once: a write leader of a term its replica
