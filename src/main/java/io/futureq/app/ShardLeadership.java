@@ -13,8 +13,12 @@ final class ShardLeadership implements LeaderPlacement.Leadership {
   private LongConsumer leads = term -> { };
   private Runnable follows = () -> { };
   private RaftEventLog replica;
-  /** Bumped at each change of replica: what an earlier replica reports is ignored. */
-  private long generation;
+  /**
+   * Bumped (under this object's lock) at each change of replica: what an earlier replica reports is ignored. Read
+   * without the lock: a replica reports from Ratis's threads while holding its own lock, and this object holds its
+   * lock while it subscribes to that replica, so taking it there could deadlock.
+   */
+  private volatile long generation;
 
   /** @param replica this node's replica of the shard at start, or null when it holds none */
   ShardLeadership(RaftEventLog replica) {
@@ -53,7 +57,7 @@ final class ShardLeadership implements LeaderPlacement.Leadership {
     });
   }
 
-  private synchronized boolean isCurrent(long subscription) {
+  private boolean isCurrent(long subscription) {
     return subscription == generation;
   }
 }
