@@ -178,8 +178,15 @@ final class ClusterNodes implements AutoCloseable {
     return stores;
   }
 
+  /**
+   * Waits until every running node is ready, and prints how long that took (kept in the test's report: how close a
+   * run under load came to {@code within}).
+   */
   void awaitAllReady(Duration within) {
+    long start = System.nanoTime();
     Await.until("every running node ready", within, () -> notReady().isEmpty(), () -> "not ready: " + notReady());
+    System.out.printf("[cluster] every running node ready after %.1f s (bound %d s)%n",
+        (System.nanoTime() - start) / 1e9, within.toSeconds());
   }
 
   private List<String> notReady() {
