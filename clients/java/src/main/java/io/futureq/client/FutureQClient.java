@@ -209,6 +209,7 @@ public final class FutureQClient implements AutoCloseable {
    * Clustered mode: adds a node to the Raft group of every log shard (a listener first, then a voter), or, where
    * each shard lives on fewer nodes than the cluster has, moves replicas to it. Waits up to
    * {@link #MEMBERSHIP_TIMEOUT}, not the request timeout: each replica moved installs a snapshot of its shard.
+   * Completes with the groups afterwards: every log shard's, with its voters ({@code RaftInfo.getLogShardsList()}).
    */
   public CompletableFuture<RaftInfo> addRaftPeer(String nodeId, String raftAddress) {
     return unary(Rpc.ADD_RAFT_PEER, AddRaftPeerRequest.newBuilder().setNodeId(nodeId).setRaftAddress(raftAddress)
