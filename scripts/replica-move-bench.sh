@@ -9,8 +9,11 @@
 # With LOAD=RATE, producers publish RATE messages a second in all (one `bench --publish-only --rate` per shard, to
 # a topic of its own, through node-(shard+1)) for LOAD_SECONDS (default 40), once before the join (the baseline) and
 # once from the join's start: each prints its rate, failures and send-to-ack latency (p50, p99, max).
+# With KILL_AFTER=S, node-1 (the oldest member, which runs the change) is SIGKILLed S seconds into the join and
+# restarted, and the join is asked again through node-2 (its figure is that second call's); the run then waits for
+# node-1 to be ready and checks every topic as before.
 #
-# Usage: [LOAD=RATE [LOAD_SECONDS=S]] scripts/replica-move-bench.sh DIR [MESSAGES]
+# Usage: [LOAD=RATE [LOAD_SECONDS=S]] [KILL_AFTER=S] scripts/replica-move-bench.sh DIR [MESSAGES]
 #   DIR        work directory (wiped first)
 #   MESSAGES   messages per topic (default 50000), due in 1 hour: the shards' stores hold them while they move
 # Run it alone on the machine: five nodes on two cores are slow, and anything beside them distorts the figures.
@@ -150,10 +153,27 @@ nodes_cpu() {
 }
 echo "joining node-5, load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 start_load join
+VIA=8443
+if [ -n "${KILL_AFTER:-}" ]; then
+  "$ROOT/bin/futureq" cluster join --server 127.0.0.1:8443 --node-id node-5 --raft-address 127.0.0.1:50009 \
+    >"$DIR/join-killed.out" 2>&1 &
+  asked=$!
+  sleep "$KILL_AFTER"
+  kill -9 "${PIDS[0]}"
+  wait "$asked" || true
+  echo "SIGKILL of node-1 $KILL_AFTER s into the join; the join answered: $(head -1 "$DIR/join-killed.out")" >&2
+  mv "$DIR/node-1.log" "$DIR/node-1-killed.log"
+  start_node 1
+  PIDS[0]="${PIDS[-1]}"
+  unset 'PIDS[-1]'
+  await_ready 1 alive
+  echo "node-1 restarted; /ready: $(curl -s http://127.0.0.1:8558/ready | tr '\n' ' ' | cut -c1-160)" >&2
+  VIA=8444
+fi
 for _ in $(seq 1 60); do
   started="$(date +%s%N)"
   before="$(nodes_cpu)"
-  if "$ROOT/bin/futureq" cluster join --server 127.0.0.1:8443 --node-id node-5 --raft-address 127.0.0.1:50009 \
+  if "$ROOT/bin/futureq" cluster join --server "127.0.0.1:$VIA" --node-id node-5 --raft-address 127.0.0.1:50009 \
       >"$DIR/join.out" 2>&1; then
     awk -v ns="$(( $(date +%s%N) - started ))" -v t="$(( $(nodes_cpu) - before ))" -v hz="$HZ" 'BEGIN {
       printf "cluster join of node-5 took %.1f s; the five nodes spent %.1f s of CPU meanwhile\n", ns / 1e9,
@@ -161,10 +181,16 @@ for _ in $(seq 1 60); do
     cat "$DIR/join.out"
     break
   fi
-  grep -q "call again once it has" "$DIR/join.out" || { cat "$DIR/join.out" >&2; exit 1; }
+  # Repeated while node-5 has not joined the cluster yet, and, after a kill, while the cluster settles.
+  grep -q "call again once it has${KILL_AFTER:+\|UNAVAILABLE\|under way}" "$DIR/join.out" \
+    || { cat "$DIR/join.out" >&2; exit 1; }
   sleep 1
 done
 report_load join
+if [ -n "${KILL_AFTER:-}" ]; then
+  await_ready 1 ready
+  echo "node-1 ready"
+fi
 for i in $(seq 1 $((FOUNDERS + 1))); do
   held=""
   for s in $(seq 0 $((SHARDS - 1))); do
