@@ -100,7 +100,7 @@ final class ClusterCommand extends BrokerCommand {
    */
   static void printVoters(PrintWriter out, String done, RaftInfo raft) {
     if (raft.getLogShardsCount() <= 1) {
-      out.println(done + "; voters: " + String.join(", ", new TreeSet<>(raft.getPeersMap().keySet())));
+      out.println(done + "; voters: " + ids(raft.getPeersMap()));
       return;
     }
     out.println(done + "; voters of each log shard:");
