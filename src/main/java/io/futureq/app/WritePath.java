@@ -4,6 +4,7 @@ import io.futureq.config.BrokerSettings;
 import io.futureq.journal.JournalBackend;
 import io.futureq.log.EventLog;
 import io.futureq.log.WriteQueueLimit;
+import io.futureq.log.leader.LeaderLane;
 import io.futureq.log.leader.LeaderPlacement;
 import io.futureq.log.leader.LogLeader;
 import io.futureq.log.leader.LogWriter;
@@ -52,9 +53,10 @@ final class WritePath {
     long maxCommandBytes = !settings.cluster().enabled() ? Long.MAX_VALUE
         : settings.raft().maxEntryBytes() - ENTRY_OVERHEAD_BYTES;
     long maxWriteBytes = Math.min(settings.storage().maxQueuedBytes(), maxCommandBytes);
-    ActorRef<WriteRouter.Command> router = Guardian.start(system, routerName(shard), WriteRouter.create(shard),
+    LeaderLane lane = new LeaderLane();
+    ActorRef<WriteRouter.Command> router = Guardian.start(system, routerName(shard), WriteRouter.create(shard, lane),
         Guardian.OnFailure.RESTART);
-    LogWriter writer = new LogWriter(replica, router, limit, maxCommandBytes, settings.api().requestTimeout());
+    LogWriter writer = new LogWriter(replica, router, lane, limit, maxCommandBytes, settings.api().requestTimeout());
     Guardian.start(system, placementName(shard), LeaderPlacement.create(leadership, shard,
         settings.storage().groupCommitMaxCommands(), maxWriteBytes), Guardian.OnFailure.RESTART);
     return writer;

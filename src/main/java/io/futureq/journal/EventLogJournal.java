@@ -57,6 +57,7 @@ public final class EventLogJournal extends AsyncWriteJournal {
   private final LeaderWrites leaderWrites;
   private final Serialization serialization;
   private final Duration applyTimeout;
+  /** Where reads of the store run: replays and the highest sequence number block on RocksDB. */
   private final ExecutionContextExecutor executor;
 
   public EventLogJournal(Config config) {
@@ -64,7 +65,7 @@ public final class EventLogJournal extends AsyncWriteJournal {
     this.leaderWrites = LeaderWrites.get(Adapter.toTyped(context().system()));
     this.serialization = SerializationExtension.get(context().system());
     this.applyTimeout = config.getDuration("apply-timeout");
-    this.executor = context().dispatcher();
+    this.executor = context().system().dispatchers().lookup(config.getString("read-dispatcher"));
   }
 
   @Override

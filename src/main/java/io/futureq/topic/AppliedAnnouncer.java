@@ -8,7 +8,9 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.BooleanSupplier;
+import org.apache.pekko.actor.typed.ActorRef;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,8 +27,8 @@ public final class AppliedAnnouncer implements EventLog.AppliedListener {
   private final BooleanSupplier counts;
 
   /**
-   * @param replicated true when every node applies every entry (Raft): then only entities hosted
-   *     here are told, since each entity must hear of messages from the replica it reads
+   * @param replicated true when every node applies every entry (Raft): then an entity not hosted here is left
+   *     alone, since each entity must hear of messages from the replica it reads
    * @param counts whether this replica counts what it applies in the cluster-wide counters
    *     ({@code futureq_published_total}, {@code futureq_cancelled_total}) now: always standalone, only while
    *     leading the Raft group in a cluster, so that each message is counted once, not once per replica
@@ -38,11 +40,19 @@ public final class AppliedAnnouncer implements EventLog.AppliedListener {
     this.counts = counts;
   }
 
+  /**
+   * Straight to the topic's entity when it runs here: no hop through sharding's region and shard actors. One that
+   * does not run here is not told: in a cluster another replica tells it where it runs; standalone it is started
+   * through sharding ({@link TopicEntity.Wake}), and reads the store, which has this entry already, once it is
+   * listed (it lists itself before anything else). An announcement never goes through sharding, so none can be
+   * overtaken by a later one sent straight.
+   */
   private void tell(String topic, TopicEntity.Command command) {
-    if (replicated) {
-      localTopics.find(topic).ifPresent(entity -> entity.tell(command));
-    } else {
-      router.tell(topic, command);
+    Optional<ActorRef<TopicEntity.Command>> entity = localTopics.find(topic);
+    if (entity.isPresent()) {
+      entity.get().tell(command);
+    } else if (!replicated) {
+      router.tell(topic, new TopicEntity.Wake());
     }
   }
 
@@ -88,8 +98,7 @@ public final class AppliedAnnouncer implements EventLog.AppliedListener {
   /**
    * In a cluster, each replica tells only the entities it hosts, so a topic whose entity runs nowhere (new, or
    * emptied while its host left) would not hear of its new messages: the leading replica starts it through sharding
-   * when the topic's pending count leaves 0, once, not on every publish. Standalone the announcement itself goes
-   * through sharding.
+   * when the topic's pending count leaves 0, once, not on every publish. Standalone {@link #tell} wakes it.
    */
   private void wakeIfNowhere(CommandResult.Stored stored) {
     if (replicated && !stored.newlyPending().isEmpty() && counts.getAsBoolean()) {

@@ -9,9 +9,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
- * The topic entities running on this node. In a cluster every replica applies every log entry,
- * and each entity must hear of new messages from the replica it reads, so announcements go only
- * to entities hosted here.
+ * The topic entities running on this node, to which {@link AppliedAnnouncer} tells what the log applied straight,
+ * not through sharding. In a cluster every replica applies every log entry, and each entity must hear of new
+ * messages from the replica it reads, so announcements go only to entities hosted here.
  */
 public final class LocalTopics {
   private final Map<String, ActorRef<TopicEntity.Command>> running = new ConcurrentHashMap<>();

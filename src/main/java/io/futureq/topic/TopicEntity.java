@@ -196,6 +196,9 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
   private TopicEntity(ActorContext<Command> ctx, TimerScheduler<Command> timers, String topic, TopicContext tc,
       ActorRef<ClusterSharding.ShardCommand> shard, InstantSource clock) {
     super(ctx);
+    // Listed first, before its feed and groups read the store: what is applied from now on is announced to it, and
+    // what was applied before, they read (AppliedAnnouncer).
+    tc.localTopics().started(topic, ctx.getSelf());
     this.shard = shard;
     this.topic = topic;
     this.writes = new InFlightWrites(tc.eventLog());
@@ -209,7 +212,6 @@ public final class TopicEntity extends AbstractBehavior<TopicEntity.Command> {
     this.groups = new TopicGroups(ctx, topic, this.tc, clock, ackSink, feed);
     this.deletes = new DeleteBatcher(ctx, timers, topic, this.tc);
     this.expiry = new TopicExpiry(ctx, timers, topic, this.tc, clock);
-    tc.localTopics().started(topic, ctx.getSelf());
     expiry.start();
   }
 

@@ -36,7 +36,8 @@ import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
  * as one log entry (one Raft entry, or one fsynced batch standalone). That is the write path's one group commit.
  *
  * <p>A persist is confirmed once the entry is durable (committed by a majority, or fsynced) and applied on this
- * node; each writer is then answered with its command's result from that local apply, in memory. Each Raft term has
+ * node; each writer is answered with its command's result from that local apply, in memory, by the thread that
+ * applied it (before the confirmation reaches this actor). Each Raft term has
  * a leader of its own, whose persistence id names the term: the state machine applies an entry only if its term is
  * the term of the log entry holding it, so a leader whose term is over gets nothing applied (the one fence). If the
  * log fails or fences an entry, the leader stops, failing the writers of that entry (outcome unknown, or not
@@ -212,26 +213,33 @@ public final class LogLeader extends EventSourcedBehavior<LogLeader.Command, Log
     batch.forEach(append -> events.add(append.command()));
     inFlight = new LeaderWrites.Pending(new CompletableFuture<>(), onLeaderDisk(batch));
     persisting = batch;
+    // Each writer is answered by the thread that applied the entry, the moment it is durable and applied here: the
+    // persist's confirmation takes three more hand-offs (the journal's future, its resequencer, this mailbox), which
+    // only the next persist needs to wait for. A fenced entry answers no one here: the leader stops (PostStop).
+    inFlight.applied().thenAccept(applied -> {
+      if (!applied.fenced()) {
+        answer(batch, applied);
+      }
+    });
     writes.expect(persistenceId().id(), inFlight);
     return Effect().persist(events).thenRun(state -> onPersisted());
   }
 
-  /** Durable and applied here: each writer gets its command's result, and what came meanwhile goes next. */
+  /** Confirmed (its writers were answered as it was applied): what came meanwhile goes next. */
   private void onPersisted() {
-    answerPersisted();
+    persisting = List.of();
+    inFlight = null;
     if (!waiting.isEmpty() && !flushScheduled) {
       flushScheduled = true;
       ctx.getSelf().tell(new Flush());
     }
   }
 
-  private void answerPersisted() {
-    List<CommandResult> results = inFlight.applied().join().results();
-    for (int i = 0; i < persisting.size(); i++) {
-      persisting.get(i).result().complete(results.get(i));
+  private static void answer(List<Append> batch, CommandResult.LeaderEntryApplied applied) {
+    List<CommandResult> results = applied.results();
+    for (int i = 0; i < batch.size(); i++) {
+      batch.get(i).result().complete(results.get(i));
     }
-    persisting = List.of();
-    inFlight = null;
   }
 
   private Effect<LogCommand, State> onResign() {
@@ -302,7 +310,7 @@ public final class LogLeader extends EventSourcedBehavior<LogLeader.Command, Log
   public SignalHandler<State> signalHandler() {
     return newSignalHandlerBuilder().onSignal(PostStop.instance(), state -> {
       if (inFlight != null && appliedWhole(inFlight)) {
-        answerPersisted(); // applied, though the confirmation did not reach this leader
+        answer(persisting, inFlight.applied().join()); // applied, though the confirmation did not reach this leader
       }
       Throwable failure = entryFailure();
       persisting.forEach(append -> append.result().completeExceptionally(failure));

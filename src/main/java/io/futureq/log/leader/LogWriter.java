@@ -15,8 +15,9 @@ import org.apache.pekko.actor.typed.ActorRef;
 
 /**
  * The {@link EventLog} every writer on a node is given (gRPC API, topic entities, groups, administration, the
- * journal's other users): appends go through this node's {@link WriteRouter} to the one {@link LogLeader}, wherever
- * it runs, and come back with the state machine's results; reads of the applied index are this node's replica's.
+ * journal's other users): appends go to the one {@link LogLeader}, wherever it runs, and come back with the state
+ * machine's results: straight to it when it runs on this node ({@link LeaderLane}), else through this node's
+ * {@link WriteRouter}. Reads of the applied index are this node's replica's.
  *
  * <p>Contract, beyond {@link EventLog}'s: a command is refused at once if it can never be written (no body,
  * larger than one entry may be) or if more waits than {@link WriteQueueLimit} allows; an append not answered within
@@ -27,6 +28,7 @@ public final class LogWriter implements EventLog {
   /** This node's replica: another when the node takes up or gives up the shard's replica ({@link #replica}). */
   private volatile EventLog log;
   private final ActorRef<WriteRouter.Command> router;
+  private final LeaderLane lane;
   private final WriteQueueLimit limit;
   private final long maxCommandBytes;
   private final Duration timeout;
@@ -34,13 +36,15 @@ public final class LogWriter implements EventLog {
 
   /**
    * @param log this node's replica of the log, for reads and waits
+   * @param lane the way to a leader on this node, which {@code router} opens and closes
    * @param maxCommandBytes largest command one entry can carry
    * @param timeout how long a write may take; appends fail after twice that
    */
-  public LogWriter(EventLog log, ActorRef<WriteRouter.Command> router, WriteQueueLimit limit,
+  public LogWriter(EventLog log, ActorRef<WriteRouter.Command> router, LeaderLane lane, WriteQueueLimit limit,
       long maxCommandBytes, Duration timeout) {
     this.log = log;
     this.router = router;
+    this.lane = lane;
     this.limit = limit;
     this.maxCommandBytes = maxCommandBytes;
     this.timeout = timeout;
@@ -80,7 +84,10 @@ public final class LogWriter implements EventLog {
     result.whenComplete((r, failure) -> limit.release(bytes));
     // A backstop: the log fails an entry after the timeout, but an append must never wait for ever.
     result.orTimeout(timeout.multipliedBy(2).toMillis(), TimeUnit.MILLISECONDS);
-    router.tell(new LogLeader.Append(command, bytes, result, onLeaderDisk));
+    LogLeader.Append append = new LogLeader.Append(command, bytes, result, onLeaderDisk);
+    if (!lane.offer(append)) {
+      router.tell(append);
+    }
     return result;
   }
 

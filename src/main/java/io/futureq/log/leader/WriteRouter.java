@@ -52,14 +52,17 @@ public final class WriteRouter extends AbstractBehavior<WriteRouter.Command> {
   /** A command forwarded to a leader on another node, not answered yet. */
   private record Forwarded(LogLeader.Append append, ActorRef<LogLeader.Command> leader) {}
 
-  /** The router to log shard 0's leaders. */
+  /** The router to log shard 0's leaders, with a lane of its own. */
   public static Behavior<Command> create() {
-    return create(0);
+    return create(0, new LeaderLane());
   }
 
-  /** The router to the leaders of log shard {@code shard}. */
-  public static Behavior<Command> create(int shard) {
-    return Behaviors.setup(ctx -> new WriteRouter(ctx, LogLeader.serviceKey(shard)));
+  /**
+   * The router to the leaders of log shard {@code shard}; while one of them runs on this node, {@code lane} leads
+   * writers to it directly.
+   */
+  public static Behavior<Command> create(int shard, LeaderLane lane) {
+    return Behaviors.setup(ctx -> new WriteRouter(ctx, LogLeader.serviceKey(shard), lane));
   }
 
   private final ServiceKey<LogLeader.Command> serviceKey;
@@ -67,18 +70,18 @@ public final class WriteRouter extends AbstractBehavior<WriteRouter.Command> {
   private final Deque<LogLeader.Append> waitingForLeader = new ArrayDeque<>();
   /** By id; an entry leaves when answered, or when its caller stopped waiting (on the caller's thread). */
   private final Map<Long, Forwarded> forwarded = new ConcurrentHashMap<>();
-  /**
-   * Commands handed to leaders of this node, by id until answered (on the leader's thread). By id: a record's hash
-   * would walk the whole command.
-   */
-  private final Map<ActorRef<LogLeader.Command>, Map<Long, LogLeader.Append>> handedOver = new HashMap<>();
+  /** Commands handed to leaders of this node (by this router, or by writers through the lane), until answered. */
+  private final Map<ActorRef<LogLeader.Command>, LeaderLane.Route> handedOver = new HashMap<>();
+  private final LeaderLane lane;
   private final Set<ActorRef<LogLeader.Command>> watched = new HashSet<>();
   private ActorRef<LogLeader.Command> leader;
   private long nextId;
 
-  private WriteRouter(ActorContext<Command> ctx, ServiceKey<LogLeader.Command> serviceKey) {
+  private WriteRouter(ActorContext<Command> ctx, ServiceKey<LogLeader.Command> serviceKey, LeaderLane lane) {
     super(ctx);
     this.serviceKey = serviceKey;
+    this.lane = lane;
+    lane.open(null); // a restarted router knows no leader yet
     this.answers = ctx.messageAdapter(LogLeader.Forwarded.class, Answered::new);
     ActorRef<Receptionist.Listing> listings = ctx.messageAdapter(Receptionist.Listing.class, LeadersListed::new);
     ctx.getSystem().receptionist().tell(Receptionist.subscribe(serviceKey, listings));
@@ -111,6 +114,7 @@ public final class WriteRouter extends AbstractBehavior<WriteRouter.Command> {
     }
     getContext().getLog().debug("Writes go to the write leader {} now", latest);
     leader = latest;
+    lane.open(null);
     if (latest == null) {
       return this; // a leader that resigned still answers what it wrote; a crashed one is seen stopped, or replaced
     }
@@ -118,7 +122,7 @@ public final class WriteRouter extends AbstractBehavior<WriteRouter.Command> {
       getContext().watchWith(latest, new LeaderStopped(latest));
     }
     if (isLocal(latest)) {
-      handedOver.computeIfAbsent(latest, ref -> new ConcurrentHashMap<>());
+      handedOver.computeIfAbsent(latest, LeaderLane.Route::new);
     }
     // A later leader is listed: an earlier one on another node may be gone, and its node not yet seen stopped.
     failForwarded(sent -> !sent.leader().equals(latest), "the write leader changed before it answered; the write "
@@ -129,16 +133,18 @@ public final class WriteRouter extends AbstractBehavior<WriteRouter.Command> {
         send(next);
       }
     }
+    if (isLocal(latest)) {
+      lane.open(handedOver.get(latest)); // after those that waited: they were sent first
+    }
     return this;
   }
 
   private void send(LogLeader.Append append) {
     long id = nextId++;
     if (isLocal(leader)) {
-      Map<Long, LogLeader.Append> pending = handedOver.get(leader);
-      pending.put(id, append);
-      append.result().whenComplete((result, failure) -> pending.remove(id));
-      leader.tell(append);
+      if (!handedOver.get(leader).send(append)) {
+        waitingForLeader.add(append); // seen stopped by a writer's send: the router hears of it next
+      }
       return;
     }
     forwarded.put(id, new Forwarded(append, leader));
@@ -170,11 +176,12 @@ public final class WriteRouter extends AbstractBehavior<WriteRouter.Command> {
     if (stopped.leader().equals(leader)) {
       leader = null; // until the listing names the next one
     }
-    Map<Long, LogLeader.Append> notWritten = handedOver.remove(stopped.leader());
+    LeaderLane.Route notWritten = handedOver.remove(stopped.leader());
     if (notWritten != null) {
+      lane.closeIf(notWritten);
       LogUnavailableException failure = new LogUnavailableException("the write leader " + stopped.leader().path()
           .name() + " stopped before writing this command; it was not applied", null);
-      List.copyOf(notWritten.values()).forEach(append -> append.result().completeExceptionally(failure));
+      notWritten.stopped().forEach(append -> append.result().completeExceptionally(failure));
     }
     failForwarded(sent -> sent.leader().equals(stopped.leader()), "the write leader " + stopped.leader().path()
         + " stopped before it answered; the write may still be applied");

@@ -9,8 +9,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.futureq.log.CommandResult;
 import io.futureq.log.Commands;
 import io.futureq.log.LogUnavailableException;
+import io.futureq.log.WriteQueueLimit;
 import io.futureq.log.proto.LogCommand;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -96,5 +98,69 @@ class WriteRouterTest {
         () -> pending.get(WAIT.toSeconds(), TimeUnit.SECONDS));
     assertInstanceOf(LogUnavailableException.class, failed.getCause());
     assertTrue(failed.getCause().getMessage().contains("not applied"), failed.getCause().getMessage());
+  }
+
+  @Test
+  void writersHandTheirCommandsToALeaderOfThisNodeThemselvesOnceTheRouterListsIt()
+      throws Exception {
+    LeaderLane lane = new LeaderLane();
+    ActorRef<WriteRouter.Command> router = testKit.spawn(WriteRouter.create(0, lane));
+    LogWriter writer = new LogWriter(null, router, lane, new WriteQueueLimit(100, 1 << 20),
+        Long.MAX_VALUE, WAIT);
+    CompletableFuture<CommandResult> beforeALeader = writer.append(Commands.store(Commands.message("t", "a", 0)))
+        .toCompletableFuture();
+    TestProbe<LogLeader.Command> leader = listedLeader("leader-0000000000000000003-0");
+    assertEquals("a", leader.expectMessageClass(LogLeader.Append.class, WAIT).command().getStore().getMessages(0)
+        .getPayload().toStringUtf8(), "the router hands on what waited for a leader");
+
+    // The lane opens once the router has handed those on; from then on a writer's append does not pass the router.
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    CompletableFuture<Boolean> offered = new CompletableFuture<>();
+    while (!offered.isDone() && System.nanoTime() < deadline) {
+      LogCommand probe = Commands.store(Commands.message("t", "probe", 0));
+      CompletableFuture<CommandResult> result = new CompletableFuture<>();
+      if (lane.offer(new LogLeader.Append(probe, probe.getSerializedSize(), result, null))) {
+        offered.complete(true);
+      }
+      Thread.onSpinWait();
+    }
+    assertTrue(offered.isDone(), "the lane to the listed leader of this node opened");
+    leader.expectMessageClass(LogLeader.Append.class, WAIT);
+    testKit.stop(router); // nothing can pass the router now: what the leader gets came through the lane
+    CompletableFuture<CommandResult> direct = writer.append(Commands.store(Commands.message("t", "b", 0)))
+        .toCompletableFuture();
+    assertEquals("b", leader.expectMessageClass(LogLeader.Append.class, WAIT).command().getStore().getMessages(0)
+        .getPayload().toStringUtf8());
+    assertFalse(direct.isDone());
+    assertFalse(beforeALeader.isDone());
+  }
+
+  @Test
+  void aCommandAWriterHandedToALeaderOfThisNodeThatThenStopsFailsAsNotApplied() throws Exception {
+    LeaderLane lane = new LeaderLane();
+    ActorRef<WriteRouter.Command> router = testKit.spawn(WriteRouter.create(0, lane));
+    LogWriter writer = new LogWriter(null, router, lane, new WriteQueueLimit(100, 1 << 20),
+        Long.MAX_VALUE, WAIT);
+    TestProbe<LogLeader.Command> leader = listedLeader("leader-0000000000000000004-0");
+    CompletableFuture<CommandResult> first = writer.append(Commands.store(Commands.message("t", "a", 0)))
+        .toCompletableFuture();
+    leader.expectMessageClass(LogLeader.Append.class, WAIT);
+    List<CompletableFuture<CommandResult>> later = new ArrayList<>();
+    for (int i = 0; i < 20; i++) { // some through the lane once it opens, some through the router before
+      later.add(writer.append(Commands.store(Commands.message("t", "x" + i, 0))).toCompletableFuture());
+    }
+    for (int i = 0; i < 20; i++) {
+      leader.expectMessageClass(LogLeader.Append.class, WAIT);
+    }
+
+    leader.stop();
+
+    later.add(first);
+    for (CompletableFuture<CommandResult> pending : later) {
+      ExecutionException failed = assertThrows(ExecutionException.class,
+          () -> pending.get(WAIT.toSeconds(), TimeUnit.SECONDS));
+      assertInstanceOf(LogUnavailableException.class, failed.getCause());
+      assertTrue(failed.getCause().getMessage().contains("not applied"), failed.getCause().getMessage());
+    }
   }
 }
