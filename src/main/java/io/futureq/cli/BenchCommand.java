@@ -117,6 +117,11 @@ final class BenchCommand implements Callable<Integer> {
       + "publish_latency_ms is the round trip rather than the wait in the queue.")
   Integer publishWindow;
 
+  @Option(names = "--awaited", description = "The application shape: each producer sends one request of --batch "
+      + "messages and waits for its answer before the next, as a request handler or a job does (--publish-window equal "
+      + "to --batch). With --batch 1, one message per awaited request. publish_latency_ms is then the round trip.")
+  boolean awaited;
+
   @Option(names = "--rate", defaultValue = "0", paramLabel = "MSGS_PER_S", description = "Messages per second the "
       + "producers publish together, each send at its own instant; publish_latency_ms is then the latency at that "
       + "load (default: as fast as they can).")
@@ -235,6 +240,10 @@ final class BenchCommand implements Callable<Integer> {
     if (rate < 0) {
       throw new CommandLine.ParameterException(spec.commandLine(), "--rate must not be negative");
     }
+    if (awaited && publishWindow != null && publishWindow != batch) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "--awaited waits for each request: its window is "
+          + "--batch (" + batch + "), not --publish-window " + publishWindow);
+    }
     AckLevel level;
     try {
       level = AckLevel.valueOf("ACK_LEVEL_" + ackLevel.toUpperCase(Locale.ROOT));
@@ -244,7 +253,8 @@ final class BenchCommand implements Callable<Integer> {
     String name = topic != null ? topic : "bench-" + UUID.randomUUID().toString().substring(0, 8);
     return new BenchRun.Plan(name, "bench", groups, messages, payload, min, burst ? min : delayMax, burst, producers,
         publishOnly ? 0 : consumers, batch, maxInFlight, level, extraWait,
-        publishWindow != null ? publishWindow : Math.max(batch * 64, 10_000), rate, linger, manualAck, ackEach);
+        awaited ? batch : publishWindow != null ? publishWindow : Math.max(batch * 64, 10_000), rate, linger, manualAck,
+        ackEach);
   }
 
   private ProcessCpu brokerCpu() {

@@ -120,6 +120,10 @@ record BenchReport(BenchRun.Result run, int warmupMessages, long clientCpuNanos,
     o.set("broker_lateness_ms", brokerLateness == null ? JSON.nullNode() : percentilesMs(
         brokerLateness.getP50Us(), brokerLateness.getP90Us(), brokerLateness.getP99Us(), brokerLateness.getP999Us(),
         brokerLateness.getMaxUs()));
+    // The publish shape: requests of batch messages, each producer waiting for answers beyond publish_window
+    // messages (awaited: for each request before the next).
+    o.put("producers", p.producers()).put("batch", p.batch()).put("publish_window", p.publishWindow())
+        .put("awaited", p.publishWindow() == p.batch());
     o.put("rate", p.rate()).put("linger_ms", p.linger() == null ? null : p.linger().toMillis())
         .put("max_in_flight", p.maxInFlight()).put("manual_ack", p.manualAck()).put("ack_each", p.ackEach());
     ConcurrentHistogram publish = run.publishLatency();

@@ -19,6 +19,12 @@ final class SharedBucketSize {
   /** The fixed size is known to equal ours, as committed: it never changes, so no more checks. */
   private boolean agreed;
   private boolean agreedInEntry;
+  /**
+   * The log's fixed size once committed (0: not known here yet), so that a store batch is admitted without a read of
+   * the store: one read per request was most of what admitting cost.
+   */
+  private long fixedMs;
+  private long fixedInEntry;
 
   SharedBucketSize(long localMs) {
     this.localMs = localMs;
@@ -35,13 +41,21 @@ final class SharedBucketSize {
     if (named == 0) {
       return; // written before bucket sizes travelled with batches
     }
-    byte[] fixed = ctx.get(Space.META, KEY);
-    if (fixed == null) {
+    long fixed = fixedMs != 0 ? fixedMs : fixedInEntry != 0 ? fixedInEntry : read(ctx);
+    if (fixed == 0) {
       ctx.put(Space.META, KEY, ByteBuffer.allocate(Long.BYTES).putLong(named).array());
-    } else if (ByteBuffer.wrap(fixed).getLong() != named) {
+      fixedInEntry = named;
+    } else if (fixed != named) {
       throw new IllegalArgumentException("published through a node whose futureq.topic.bucket-size is " + named
-          + "ms, but the cluster's is " + ByteBuffer.wrap(fixed).getLong() + "ms: every node must use the same");
+          + "ms, but the cluster's is " + fixed + "ms: every node must use the same");
     }
+  }
+
+  /** The size the store (with this entry's changes) says is fixed, or 0; remembered for the entry. */
+  private long read(ApplyContext ctx) {
+    byte[] fixed = ctx.get(Space.META, KEY);
+    fixedInEntry = fixed == null ? 0 : ByteBuffer.wrap(fixed).getLong();
+    return fixedInEntry;
   }
 
   /**
@@ -70,15 +84,22 @@ final class SharedBucketSize {
   void committed() {
     agreed |= agreedInEntry;
     agreedInEntry = false;
+    if (fixedMs == 0) {
+      fixedMs = fixedInEntry;
+    }
+    fixedInEntry = 0;
   }
 
   void abandoned() {
     agreedInEntry = false;
+    fixedInEntry = 0;
   }
 
   /** The store was replaced: check again. */
   void forget() {
     agreed = false;
     agreedInEntry = false;
+    fixedMs = 0;
+    fixedInEntry = 0;
   }
 }

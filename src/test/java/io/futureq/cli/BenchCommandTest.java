@@ -135,6 +135,22 @@ class BenchCommandTest {
   }
 
   @Test
+  void awaitedSendsOneRequestAtATimeAndSaysSoInItsReport() {
+    Cli.Result r = Cli.run("bench", "--server", server, "--messages", "300", "--publish-only", "--awaited", "--batch",
+        "1", "--warmup", "0", "--json");
+    assertEquals(0, r.exit(), r.toString());
+    assertEquals("300", field(r.out(), "published"), r.out());
+    assertEquals("1", field(r.out(), "publish_window"), r.out());
+    assertEquals("true", field(r.out(), "awaited"), r.out());
+    Cli.Result pipelined = Cli.run("bench", "--server", server, "--messages", "300", "--publish-only", "--warmup", "0",
+        "--json");
+    assertEquals("false", field(pipelined.out(), "awaited"), pipelined.out());
+    Cli.Result both = Cli.run("bench", "--server", server, "--awaited", "--batch", "10", "--publish-window", "100");
+    assertEquals(2, both.exit(), both.toString());
+    assertTrue(both.err().contains("--awaited"), both.err());
+  }
+
+  @Test
   void reportsBrokerCpuOfTheGivenProcess() {
     // The test broker runs in this JVM, so this process is the broker's.
     long pid = ProcessHandle.current().pid();

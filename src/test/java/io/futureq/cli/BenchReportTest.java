@@ -39,7 +39,8 @@ class BenchReportTest {
         + "\"stored_before_due\":null,\"burst_publish_margin_ms\":null,\"burst_drain_ms\":null,"
         + "\"client_cpu_s\":1.235,\"client_cpu_us_per_msg\":411.7,\"broker_pid\":null,\"broker_cpu_s\":null,"
         + "\"broker_cpu_us_per_msg\":null,\"broker_jit_cpu_s\":null,\"broker_jit_cpu_us_per_msg\":null,"
-        + "\"broker_lateness_ms\":null,\"rate\":0,\"linger_ms\":null,\"max_in_flight\":1000,\"manual_ack\":false,"
+        + "\"broker_lateness_ms\":null,\"producers\":2,\"batch\":100,\"publish_window\":0,\"awaited\":false,"
+        + "\"rate\":0,\"linger_ms\":null,\"max_in_flight\":1000,\"manual_ack\":false,"
         + "\"ack_each\":false,\"publish_latency_ms\":{\"p50\":1.200,\"p90\":9.999,\"p99\":9.999,\"p99_9\":9.999,"
         + "\"max\":9.999},\"broker_drain_cpu_s\":null,\"broker_drain_cpu_us_per_msg\":null}",
         json);

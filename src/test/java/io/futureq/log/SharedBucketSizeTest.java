@@ -80,6 +80,20 @@ class SharedBucketSizeTest {
   }
 
   @Test
+  void anEntryWhoseCommitFailedFixesNoSize() {
+    try (Replica r = Replica.open(dir.resolve("r"), 1000)) {
+      r.machine().abandoned(r.machine().prepare(1, List.of(publishedWith(1000, "not committed"))));
+      // Had the abandoned entry fixed 1000 ms, this batch would be refused as published through another node; it is
+      // the first, so it fixes 10 ms, which this replica (1000 ms) then refuses to apply.
+      IllegalStateException stop = assertThrows(IllegalStateException.class,
+          () -> r.apply(1, publishedWith(10, "first")));
+      assertTrue(stop.getMessage().contains("uses 10ms"), stop.getMessage());
+      r.apply(1, publishedWith(1000, "first"));
+      assertThrows(IllegalArgumentException.class, () -> r.apply(2, publishedWith(10, "second")));
+    }
+  }
+
+  @Test
   void theSizeIsCheckedAgainAfterTheStoreIsReplaced() throws Exception {
     try (Replica leader = Replica.open(dir.resolve("leader"), 1000);
         Replica other = Replica.open(dir.resolve("o"), 10)) {
