@@ -32,7 +32,7 @@ public final class JournalBackend implements Extension {
 
   /**
    * What an actor system needs, besides a {@link #bind}, for persistent actors to journal through FutureQ: the
-   * {@code futureq.journal} plugin, its dispatcher {@code futureq-blocking-dispatcher} and FutureQ's
+   * {@code futureq.journal} plugin, the dispatcher its reads run on ({@code futureq-blocking-dispatcher}) and FutureQ's
    * {@code pekko.persistence} section (the default journal plugin, no snapshot store), as shipped in
    * {@code futureq.conf}. A FutureQ node's own system has them already; use it as a fallback for another system's
    * configuration (README, "Pekko Persistence").
