@@ -60,7 +60,10 @@ print(f"msg/s {j['publish_msgs_per_s']:,.0f}, broker {j['broker_cpu_us_per_msg']
 def read(path):
     pools = collections.defaultdict(lambda: [0, 0, 0])
     for line in open(path):
-        name, user, system, switches = line.rstrip("\n").split("\t")
+        fields = line.rstrip("\n").split("\t")
+        if len(fields) != 4 or not all(f.isdigit() for f in fields[1:]):
+            continue  # a thread that ended while it was read
+        name, user, system, switches = fields
         pool = pools[re.sub(r"-?\d+$", "", name)]
         pool[0] += int(user); pool[1] += int(system); pool[2] += int(switches)
     return pools
